@@ -1,0 +1,119 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_BoundaryCondition.hpp>
+#include <kfvm_Error.hpp>
+
+#include <cmath>
+
+namespace kfvm {
+
+namespace {
+void requireFinite(Real value, const char* what, std::size_t index) {
+  require(std::isfinite(value), "boundary ", what, " must be finite, got ", value,
+          " at face ", index);
+}
+}  // namespace
+
+BoundaryCondition::BoundaryCondition(Kind kind, Real a, Real b, Real value,
+                                     std::vector<Real> faceValues)
+    : kind_(kind), a_(a), b_(b), value_(value), faceValues_(std::move(faceValues)) {
+  require(std::isfinite(a_) && a_ >= 0, "Robin coefficient a must be finite and >= 0, got ",
+          a_);
+  require(std::isfinite(b_) && b_ >= 0, "Robin coefficient b must be finite and >= 0, got ",
+          b_);
+  require(a_ > 0 || b_ > 0, "Robin coefficients a and b cannot both be zero");
+  const char* what = kind_ == Kind::Dirichlet ? "value" : kind_ == Kind::Neumann
+                                                              ? "gradient"
+                                                              : "Robin value g";
+  requireFinite(value_, what, 0);
+  for (std::size_t i = 0; i < faceValues_.size(); ++i) requireFinite(faceValues_[i], what, i);
+}
+
+BoundaryCondition BoundaryCondition::dirichlet(Real value) {
+  return BoundaryCondition(Kind::Dirichlet, 1, 0, value, {});
+}
+BoundaryCondition BoundaryCondition::dirichlet(std::vector<Real> faceValues) {
+  return BoundaryCondition(Kind::Dirichlet, 1, 0, 0, std::move(faceValues));
+}
+BoundaryCondition BoundaryCondition::neumann(Real gradient) {
+  return BoundaryCondition(Kind::Neumann, 0, 1, gradient, {});
+}
+BoundaryCondition BoundaryCondition::neumann(std::vector<Real> faceGradients) {
+  return BoundaryCondition(Kind::Neumann, 0, 1, 0, std::move(faceGradients));
+}
+BoundaryCondition BoundaryCondition::robin(Real a, Real b, Real g) {
+  return BoundaryCondition(Kind::Robin, a, b, g, {});
+}
+BoundaryCondition BoundaryCondition::robin(Real a, Real b, std::vector<Real> faceValues) {
+  return BoundaryCondition(Kind::Robin, a, b, 0, std::move(faceValues));
+}
+
+std::string BoundaryCondition::describe() const {
+  const std::string values = perFace() ? "per-face values" : Details::concatenate(value_);
+  switch (kind_) {
+    case Kind::Dirichlet:
+      return "Dirichlet(" + values + ")";
+    case Kind::Neumann:
+      return "Neumann(" + values + ")";
+    default:
+      return Details::concatenate("Robin(a=", a_, ", b=", b_, ", g=", values, ")");
+  }
+}
+
+template <class ExecSpace>
+BoundaryConditions<ExecSpace>::BoundaryConditions(const Mesh<ExecSpace>& mesh)
+    : meshId_(mesh.id()),
+      isSet_(numPatches, false),
+      fixesValue_(numPatches, false),
+      hasPatch_(numPatches, false),
+      a_("kfvm::BoundaryConditions::a", mesh.numBoundaryFaces()),
+      b_("kfvm::BoundaryConditions::b", mesh.numBoundaryFaces()),
+      g_("kfvm::BoundaryConditions::g", mesh.numBoundaryFaces()) {
+  for (Patch patch : allPatches) {
+    patchFirstSlot_.push_back(mesh.patchFirstSlot(patch));
+    patchSize_.push_back(mesh.patchSize(patch));
+    hasPatch_[static_cast<int>(patch)] = mesh.hasPatch(patch);
+  }
+  Kokkos::deep_copy(a_, Real(0));
+  Kokkos::deep_copy(b_, Real(1));
+  Kokkos::deep_copy(g_, Real(0));
+}
+
+template <class ExecSpace>
+BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::set(
+    Patch patch, const BoundaryCondition& condition) {
+  const int p = static_cast<int>(patch);
+  require(p >= 0 && p < numPatches, "boundary patch number ", p, " does not exist");
+  require(hasPatch_[p], "boundary patch '", patchName(patch),
+          "' does not exist on a mesh of this dimension");
+  const Ordinal size = patchSize_[p], first = patchFirstSlot_[p];
+  require(!condition.perFace() || condition.numFaceValues() == std::size_t(size),
+          "boundary condition on patch '", patchName(patch), "' has ",
+          condition.numFaceValues(), " face values, but the patch has ", size, " faces");
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
+  auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_);
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g_);
+  for (Ordinal i = 0; i < size; ++i) {
+    a(first + i) = condition.a();
+    b(first + i) = condition.b();
+    g(first + i) = condition.value(std::size_t(i));
+  }
+  Kokkos::deep_copy(a_, a);
+  Kokkos::deep_copy(b_, b);
+  Kokkos::deep_copy(g_, g);
+  isSet_[p] = true;
+  fixesValue_[p] = condition.a() > 0;
+  return *this;
+}
+
+template <class ExecSpace>
+bool BoundaryConditions<ExecSpace>::fixesValue() const {
+  for (bool fixes : fixesValue_) {
+    if (fixes) return true;
+  }
+  return false;
+}
+
+#define KFVM_INSTANTIATE_BCS(Space) template class BoundaryConditions<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_BCS)
+
+}  // namespace kfvm

@@ -1,0 +1,111 @@
+#ifndef KFVM_FIELD_HPP
+#define KFVM_FIELD_HPP
+
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_Mesh.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kfvm {
+
+/// Where a field's values sit.
+enum class Centering { Cell, Face };
+
+/// Values at the cells or faces of one mesh, in a View on ExecSpace. Copies share
+/// their values, as Views do.
+template <class ExecSpace, Centering Where>
+class Field {
+ public:
+  using execution_space = ExecSpace;
+
+  Field(const Mesh<ExecSpace>& mesh, const std::string& name, Real initial = 0)
+      : name_(name),
+        meshId_(mesh.id()),
+        space_(mesh.space()),
+        values_("kfvm::Field::" + name, Where == Centering::Cell ? mesh.numCells()
+                                                                   : mesh.numFaces()) {
+    fill(initial);
+  }
+
+  const std::string& name() const { return name_; }
+  std::uint64_t meshId() const { return meshId_; }
+  Ordinal size() const { return static_cast<Ordinal>(values_.extent(0)); }
+  /// The values, in ExecSpace's memory.
+  Vector<ExecSpace> values() const { return values_; }
+
+  void fill(Real value) { Kokkos::deep_copy(space_, values_, value); }
+
+  /// Copies the values to a host vector (setup or output only: this synchronizes).
+  std::vector<Real> toHost() const {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
+    return std::vector<Real>(host.data(), host.data() + host.extent(0));
+  }
+
+  /// Sets the values from a host vector of size() entries.
+  void fromHost(const std::vector<Real>& values) {
+    require(static_cast<Ordinal>(values.size()) == size(), "field '", name_, "' has ",
+            size(), " values, got ", values.size());
+    auto host = Kokkos::create_mirror_view(values_);
+    for (Ordinal i = 0; i < size(); ++i) host(i) = values[i];
+    Kokkos::deep_copy(values_, host);
+  }
+
+  /// Throws kfvm::Error unless this field lives on mesh; role says what it is used as.
+  void requireOn(const Mesh<ExecSpace>& mesh, const std::string& role) const {
+    require(meshId_ == mesh.id(), role, " field '", name_, "' belongs to mesh #", meshId_,
+            ", not to mesh #", mesh.id(), " it is used with");
+  }
+
+ private:
+  std::string name_;
+  std::uint64_t meshId_;
+  ExecSpace space_;
+  Vector<ExecSpace> values_;
+};
+
+template <class ExecSpace>
+using CellField = Field<ExecSpace, Centering::Cell>;
+template <class ExecSpace>
+using FaceField = Field<ExecSpace, Centering::Face>;
+
+/// Sets each cell value to f(x, y, z) at the cell centre; f must be callable on the
+/// device (KOKKOS_LAMBDA).
+template <class ExecSpace, class Function>
+void setFromCellCentres(CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh,
+                        const Function& f) {
+  field.requireOn(mesh, "target");
+  auto values = field.values();
+  auto centres = mesh.cellCentres();
+  forEachCell("kfvm::setFromCellCentres", mesh, KOKKOS_LAMBDA(Ordinal c) {
+    values(c) = f(centres(c, 0), centres(c, 1), centres(c, 2));
+  });
+}
+
+/// Sets each face value to f(x, y, z) at the face centre (device-callable f).
+template <class ExecSpace, class Function>
+void setFromFaceCentres(FaceField<ExecSpace>& field, const Mesh<ExecSpace>& mesh,
+                        const Function& f) {
+  field.requireOn(mesh, "target");
+  auto values = field.values();
+  auto centres = mesh.faceCentres();
+  forEachFace("kfvm::setFromFaceCentres", mesh, KOKKOS_LAMBDA(Ordinal face) {
+    values(face) = f(centres(face, 0), centres(face, 1), centres(face, 2));
+  });
+}
+
+/// Integral of a cell field over the mesh: sum of value times cell volume.
+template <class ExecSpace>
+Real integrate(const CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh) {
+  field.requireOn(mesh, "integrated");
+  auto values = field.values();
+  auto volumes = mesh.cellVolumes();
+  return sumOverIndex("kfvm::integrate", mesh.space(), mesh.numCells(),
+                      KOKKOS_LAMBDA(Ordinal c, Real & sum) { sum += values(c) * volumes(c); });
+}
+
+}  // namespace kfvm
+
+#endif

@@ -1,0 +1,57 @@
+#ifndef KFVM_KOKKOS_COMPAT_HPP
+#define KFVM_KOKKOS_COMPAT_HPP
+
+// Every difference between Kokkos 3.4 (Debian 12) and Kokkos 4.x that kfvm meets lives
+// here, behind kfvm::Compat. Nothing else in kfvm tests KOKKOS_VERSION.
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <string>
+
+#if KOKKOS_VERSION >= 30700
+#define KFVM_KOKKOS_HAS_MATH_FUNCTIONS 1
+#endif
+
+namespace kfvm::Compat {
+
+#ifdef KFVM_KOKKOS_HAS_MATH_FUNCTIONS
+using Kokkos::abs;
+using Kokkos::exp;
+using Kokkos::isfinite;
+using Kokkos::sin;
+using Kokkos::sqrt;
+#else
+// Kokkos 3.4 has only Kokkos::Experimental math; these overloads are what kfvm uses.
+KOKKOS_INLINE_FUNCTION double sqrt(double x) { return ::sqrt(x); }
+KOKKOS_INLINE_FUNCTION float sqrt(float x) { return ::sqrtf(x); }
+KOKKOS_INLINE_FUNCTION double abs(double x) { return ::fabs(x); }
+KOKKOS_INLINE_FUNCTION float abs(float x) { return ::fabsf(x); }
+KOKKOS_INLINE_FUNCTION double sin(double x) { return ::sin(x); }
+KOKKOS_INLINE_FUNCTION float sin(float x) { return ::sinf(x); }
+KOKKOS_INLINE_FUNCTION double exp(double x) { return ::exp(x); }
+KOKKOS_INLINE_FUNCTION float exp(float x) { return ::expf(x); }
+KOKKOS_INLINE_FUNCTION bool isfinite(double x) { return std::isfinite(x); }
+KOKKOS_INLINE_FUNCTION bool isfinite(float x) { return std::isfinite(x); }
+#endif
+
+/// Fences one execution space instance, with a label where Kokkos supports it.
+template <class ExecSpace>
+void fence(const ExecSpace& space, const std::string& label) {
+#if KOKKOS_VERSION >= 30600
+  space.fence(label);
+#else
+  (void)label;
+  space.fence();
+#endif
+}
+
+/// Kokkos version as "major.minor.patch".
+inline std::string kokkosVersion() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." +
+         std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100);
+}
+
+}  // namespace kfvm::Compat
+
+#endif

@@ -1,0 +1,201 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_KokkosCompat.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_Mesh.hpp>
+
+#include <atomic>
+
+namespace kfvm {
+
+namespace Details {
+
+std::uint64_t nextMeshId() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+
+template <class ExecSpace>
+DeviceView<Real*, ExecSpace> vertexView(const CartesianGrid& grid, int axis) {
+  const auto& coordinates = grid.vertices(axis);
+  DeviceView<Real*, ExecSpace> vertices("kfvm::Mesh::vertices", coordinates.size());
+  auto host = Kokkos::create_mirror_view(vertices);
+  for (std::size_t i = 0; i < coordinates.size(); ++i) host(i) = Real(coordinates[i]);
+  Kokkos::deep_copy(vertices, host);
+  return vertices;
+}
+
+/// Cell volumes, centres and the faces of each cell (2 per axis: low side, high side).
+template <class ExecSpace>
+struct CellBuilder {
+  DeviceView<Real*, ExecSpace> vx, vy, vz;
+  int nx, ny, nz, dimension;
+  Ordinal firstFace[3];
+  DeviceView<Real*, ExecSpace> volumes;
+  DeviceView<Real* [3], ExecSpace> centres;
+  DeviceView<Offset*, ExecSpace> faceOffsets;
+  DeviceView<Ordinal*, ExecSpace> faces;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const int i = cell % nx, j = (cell / nx) % ny, k = cell / (nx * ny);
+    volumes(cell) = (vx(i + 1) - vx(i)) * (vy(j + 1) - vy(j)) * (vz(k + 1) - vz(k));
+    centres(cell, 0) = Real(0.5) * (vx(i) + vx(i + 1));
+    centres(cell, 1) = Real(0.5) * (vy(j) + vy(j + 1));
+    centres(cell, 2) = Real(0.5) * (vz(k) + vz(k + 1));
+    const Offset first = Offset(cell) * Offset(2 * dimension);
+    faceOffsets(cell + 1) = first + Offset(2 * dimension);
+    if (cell == 0) faceOffsets(0) = 0;
+    faces(first + 0) = firstFace[0] + i + (nx + 1) * (j + ny * k);
+    faces(first + 1) = firstFace[0] + i + 1 + (nx + 1) * (j + ny * k);
+    if (dimension >= 2) {
+      faces(first + 2) = firstFace[1] + i + nx * (j + (ny + 1) * k);
+      faces(first + 3) = firstFace[1] + i + nx * (j + 1 + (ny + 1) * k);
+    }
+    if (dimension >= 3) {
+      faces(first + 4) = firstFace[2] + i + nx * (j + ny * k);
+      faces(first + 5) = firstFace[2] + i + nx * (j + ny * (k + 1));
+    }
+  }
+};
+
+/// Geometry and connectivity of the faces normal to one axis.
+template <class ExecSpace>
+struct FaceBuilder {
+  DeviceView<Real*, ExecSpace> v[3];
+  int n[3];  // cells per axis
+  int axis;
+  Ordinal firstFace;
+  Ordinal lowSlot, highSlot;  // first boundary slot of the low and high patch
+  DeviceView<Ordinal* [2], ExecSpace> faceCells;
+  DeviceView<Real*, ExecSpace> areas, distances;
+  DeviceView<Real* [3], ExecSpace> normals, centres;
+  DeviceView<Ordinal*, ExecSpace> faceSlots, boundaryFaces;
+  DeviceView<int*, ExecSpace> boundaryPatches;
+
+  KOKKOS_FUNCTION Ordinal cellIndex(const int idx[3]) const {
+    return idx[0] + n[0] * (idx[1] + n[1] * idx[2]);
+  }
+
+  KOKKOS_FUNCTION void operator()(Ordinal local) const {
+    int counts[3] = {n[0], n[1], n[2]};
+    counts[axis] += 1;
+    int idx[3] = {local % counts[0], (local / counts[0]) % counts[1],
+                  local / (counts[0] * counts[1])};
+    const Ordinal face = firstFace + local;
+    const int a = axis, b = (axis + 1) % 3, c = (axis + 2) % 3;
+    const int along = idx[a];
+    areas(face) = (v[b](idx[b] + 1) - v[b](idx[b])) * (v[c](idx[c] + 1) - v[c](idx[c]));
+    centres(face, a) = v[a](along);
+    centres(face, b) = Real(0.5) * (v[b](idx[b]) + v[b](idx[b] + 1));
+    centres(face, c) = Real(0.5) * (v[c](idx[c]) + v[c](idx[c] + 1));
+    normals(face, b) = 0;
+    normals(face, c) = 0;
+    // Index of this face within its patch: the two other axes, lower axis fastest.
+    const int lo = a == 0 ? 1 : 0, hi = a == 2 ? 1 : 2;
+    const Ordinal inPatch = idx[lo] + n[lo] * idx[hi];
+    int owner[3] = {idx[0], idx[1], idx[2]};
+    if (along == 0 || along == n[a]) {
+      const bool high = along == n[a];
+      if (high) owner[a] = along - 1;
+      const Ordinal slot = (high ? highSlot : lowSlot) + inPatch;
+      const Real centre = Real(0.5) * (v[a](owner[a]) + v[a](owner[a] + 1));
+      faceCells(face, 0) = cellIndex(owner);
+      faceCells(face, 1) = -1;
+      normals(face, a) = high ? Real(1) : Real(-1);
+      distances(face) = high ? v[a](along) - centre : centre - v[a](along);
+      faceSlots(face) = slot;
+      boundaryFaces(slot) = face;
+      boundaryPatches(slot) = 2 * a + (high ? 1 : 0);
+    } else {
+      owner[a] = along - 1;
+      const Real lower = Real(0.5) * (v[a](along - 1) + v[a](along));
+      const Real upper = Real(0.5) * (v[a](along) + v[a](along + 1));
+      faceCells(face, 0) = cellIndex(owner);
+      faceCells(face, 1) = cellIndex(idx);
+      normals(face, a) = 1;
+      distances(face) = upper - lower;
+      faceSlots(face) = -1;
+    }
+  }
+};
+
+}  // namespace Details
+
+template <class ExecSpace>
+Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
+    : grid_(grid), space_(space), id_(Details::nextMeshId()) {
+  const auto n = grid_.cellCounts();
+  const int dim = grid_.dimension();
+  numCells_ = static_cast<Ordinal>(grid_.numCells());
+  for (int axis = 0; axis < dim; ++axis) {
+    auto counts = n;
+    counts[axis] += 1;
+    facesPerAxis_[axis] = counts[0] * counts[1] * counts[2];
+    const Ordinal perPatch = numCells_ / n[axis];
+    patchSizes_[2 * axis] = patchSizes_[2 * axis + 1] = perPatch;
+  }
+  numFaces_ = facesPerAxis_[0] + facesPerAxis_[1] + facesPerAxis_[2];
+  for (auto size : patchSizes_) numBoundaryFaces_ += size;
+
+  cellVolumes_ = View<Real*>("kfvm::Mesh::cellVolumes", numCells_);
+  cellCentres_ = View<Real* [3]>("kfvm::Mesh::cellCentres", numCells_);
+  cellFaceOffsets_ = View<Offset*>("kfvm::Mesh::cellFaceOffsets", numCells_ + 1);
+  cellFaces_ = View<Ordinal*>("kfvm::Mesh::cellFaces", Offset(numCells_) * 2 * dim);
+  faceCells_ = View<Ordinal* [2]>("kfvm::Mesh::faceCells", numFaces_);
+  faceAreas_ = View<Real*>("kfvm::Mesh::faceAreas", numFaces_);
+  faceNormals_ = View<Real* [3]>("kfvm::Mesh::faceNormals", numFaces_);
+  faceCentres_ = View<Real* [3]>("kfvm::Mesh::faceCentres", numFaces_);
+  faceDistances_ = View<Real*>("kfvm::Mesh::faceDistances", numFaces_);
+  faceBoundarySlots_ = View<Ordinal*>("kfvm::Mesh::faceBoundarySlots", numFaces_);
+  boundaryFaces_ = View<Ordinal*>("kfvm::Mesh::boundaryFaces", numBoundaryFaces_);
+  boundaryPatches_ = View<int*>("kfvm::Mesh::boundaryPatches", numBoundaryFaces_);
+
+  View<Real*> vertices[3] = {Details::vertexView<ExecSpace>(grid_, 0),
+                             Details::vertexView<ExecSpace>(grid_, 1),
+                             Details::vertexView<ExecSpace>(grid_, 2)};
+  Details::CellBuilder<ExecSpace> cells{vertices[0], vertices[1], vertices[2], n[0], n[1],
+                                        n[2], dim, {firstFace(0), firstFace(1), firstFace(2)},
+                                        cellVolumes_, cellCentres_, cellFaceOffsets_,
+                                        cellFaces_};
+  forEachIndex("kfvm::Mesh::buildCells", space_, numCells_, cells);
+
+  for (int axis = 0; axis < dim; ++axis) {
+    const auto low = static_cast<Patch>(2 * axis), high = static_cast<Patch>(2 * axis + 1);
+    Details::FaceBuilder<ExecSpace> faces{{vertices[0], vertices[1], vertices[2]},
+                                          {n[0], n[1], n[2]},
+                                          axis,
+                                          firstFace(axis),
+                                          patchFirstSlot(low),
+                                          patchFirstSlot(high),
+                                          faceCells_,
+                                          faceAreas_,
+                                          faceDistances_,
+                                          faceNormals_,
+                                          faceCentres_,
+                                          faceBoundarySlots_,
+                                          boundaryFaces_,
+                                          boundaryPatches_};
+    forEachIndex("kfvm::Mesh::buildFaces", space_, facesPerAxis_[axis], faces);
+  }
+  Compat::fence(space_, "kfvm::Mesh::build");
+}
+
+template <class ExecSpace>
+Ordinal Mesh<ExecSpace>::firstFace(int axis) const {
+  require(axis >= 0 && axis < 3, "axis must be 0, 1 or 2, got ", axis);
+  Ordinal first = 0;
+  for (int a = 0; a < axis; ++a) first += facesPerAxis_[a];
+  return first;
+}
+
+template <class ExecSpace>
+Ordinal Mesh<ExecSpace>::patchFirstSlot(Patch patch) const {
+  Ordinal first = 0;
+  for (int p = 0; p < static_cast<int>(patch); ++p) first += patchSizes_[p];
+  return first;
+}
+
+#define KFVM_INSTANTIATE_MESH(Space) template class Mesh<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_MESH)
+
+}  // namespace kfvm

@@ -1,0 +1,35 @@
+#ifndef KFVM_TYPES_HPP
+#define KFVM_TYPES_HPP
+
+#include <kfvm_Config.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+namespace kfvm {
+
+/// Floating-point type of fields, coefficients and matrices (KFVM_REAL_TYPE at build time).
+using Real = KFVM_REAL_TYPE;
+/// Index of a cell, a face or a matrix row/column.
+using Ordinal = int;
+/// Offset into compressed rows (CRS row pointers); wide enough for any matrix size.
+using Offset = std::size_t;
+
+/// The Kokkos device (execution space + its memory space) that kfvm data for ExecSpace
+/// lives on.
+template <class ExecSpace>
+using DeviceOf = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+
+/// A View that lives in ExecSpace's memory space.
+template <class DataType, class ExecSpace>
+using DeviceView = Kokkos::View<DataType, DeviceOf<ExecSpace>>;
+
+/// A vector of Reals on ExecSpace: the type fields, right-hand sides and solver
+/// iterates share.
+template <class ExecSpace>
+using Vector = DeviceView<Real*, ExecSpace>;
+
+}  // namespace kfvm
+
+#endif

@@ -1,0 +1,56 @@
+#ifndef KFVM_ASSEMBLER_HPP
+#define KFVM_ASSEMBLER_HPP
+
+#include <kfvm_CrsMatrix.hpp>
+#include <kfvm_Equation.hpp>
+
+namespace kfvm {
+
+/// Turns an Equation into a linear system A phi = r on its mesh.
+///
+/// With the spatial operator written as L(phi) = b - K phi (K from diffusion, boundary
+/// conditions and the implicit source; b from boundary values and the source), a time step
+/// of the theta scheme from phiOld reads
+///
+///   (m/dt + theta K) phi = (m/dt) phiOld - (1 - theta) K phiOld + b,   m = rho * volume,
+///
+/// theta = 1 being backward Euler, 1/2 Crank-Nicolson; a steady solve is 1/dt = 0 and
+/// theta = 1. The CRS structure (the cell, then its neighbours, in column order) is built
+/// once on construction. Each assemble() refills values and right-hand side with one face
+/// loop (face coefficients) and one cell loop in which every cell gathers its own faces:
+/// no atomics, the same result on every backend and run.
+template <class ExecSpace>
+class Assembler {
+ public:
+  explicit Assembler(const Equation<ExecSpace>& equation);
+
+  /// Refills matrix() and rhs. invDt = 0 and theta = 1 for a steady problem.
+  void assemble(Real invDt, Real theta, const CellField<ExecSpace>& phiOld,
+                const Vector<ExecSpace>& rhs);
+
+  /// y = K x with the face coefficients of the last assemble(): the generic face path,
+  /// without the matrix.
+  void applySpatialOperator(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
+
+  const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
+  const Equation<ExecSpace>& equation() const { return equation_; }
+  /// Per face: D_f A_f / d_f on interior faces; D_f A_f on boundary faces.
+  DeviceView<const Real*, ExecSpace> faceCoefficients() const { return faceCoefficients_; }
+  /// Diagonal of the last assembled matrix.
+  Vector<ExecSpace> diagonal() const { return diagonal_; }
+  /// theta of the last assemble().
+  Real theta() const { return theta_; }
+
+ private:
+  Equation<ExecSpace> equation_;
+  CrsMatrix<ExecSpace> matrix_;
+  DeviceView<Offset*, ExecSpace> diagonalEntries_;  // per cell
+  DeviceView<Offset*, ExecSpace> faceEntries_;      // per cell-face slot; unused on boundary
+  DeviceView<Real*, ExecSpace> faceCoefficients_;
+  Vector<ExecSpace> diagonal_;
+  Real theta_ = 1;
+};
+
+}  // namespace kfvm
+
+#endif

@@ -1,0 +1,69 @@
+#ifndef KFVM_BLAS1_HPP
+#define KFVM_BLAS1_HPP
+
+// BLAS-1 on kfvm vectors: Kokkos Kernels where it is available and provides the
+// operation, kfvm's own Kokkos loops otherwise. Every function fences nothing beyond what
+// returning a scalar to the host needs.
+
+#include <kfvm_Config.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_KokkosCompat.hpp>
+#include <kfvm_Types.hpp>
+
+#ifdef KFVM_HAVE_KOKKOSKERNELS
+#include <KokkosBlas1_axpby.hpp>
+#include <KokkosBlas1_dot.hpp>
+#include <KokkosBlas1_mult.hpp>
+#endif
+
+namespace kfvm::Blas {
+
+/// x . y
+template <class ExecSpace>
+Real dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
+#ifdef KFVM_HAVE_KOKKOSKERNELS
+  return KokkosBlas::dot(x, y);
+#else
+  return sumOverIndex("kfvm::Blas::dot", ExecSpace(), Ordinal(x.extent(0)),
+                      KOKKOS_LAMBDA(Ordinal i, Real & sum) { sum += x(i) * y(i); });
+#endif
+}
+
+/// ||x||_2
+template <class ExecSpace>
+Real norm2(const Vector<ExecSpace>& x) {
+  return Compat::sqrt(dot(x, x));
+}
+
+/// y = alpha x + beta y
+template <class ExecSpace>
+void axpby(Real alpha, const Vector<ExecSpace>& x, Real beta, const Vector<ExecSpace>& y) {
+#ifdef KFVM_HAVE_KOKKOSKERNELS
+  KokkosBlas::axpby(alpha, x, beta, y);
+#else
+  forEachIndex("kfvm::Blas::axpby", ExecSpace(), Ordinal(x.extent(0)),
+               KOKKOS_LAMBDA(Ordinal i) { y(i) = alpha * x(i) + beta * y(i); });
+#endif
+}
+
+/// z = x .* y (elementwise product)
+template <class ExecSpace>
+void multiplyElements(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                      const Vector<ExecSpace>& z) {
+#ifdef KFVM_HAVE_KOKKOSKERNELS
+  KokkosBlas::mult(Real(0), z, Real(1), x, y);
+#else
+  forEachIndex("kfvm::Blas::multiplyElements", ExecSpace(), Ordinal(x.extent(0)),
+               KOKKOS_LAMBDA(Ordinal i) { z(i) = x(i) * y(i); });
+#endif
+}
+
+/// y = x
+template <class ExecSpace>
+void copy(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
+  Kokkos::deep_copy(ExecSpace(), y, x);
+}
+
+}  // namespace kfvm::Blas
+
+#endif

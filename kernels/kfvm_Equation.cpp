@@ -1,0 +1,142 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Equation.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_KokkosCompat.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace kfvm {
+
+namespace Details {
+
+/// Throws naming the first entry of a coefficient that is not finite, or is negative
+/// where it must not be.
+template <class ExecSpace>
+void requireValidCoefficient(const Coefficient<ExecSpace>& coefficient, const char* role,
+                             const char* where, bool nonNegative) {
+  if (!coefficient.isField()) {
+    require(std::isfinite(coefficient.constant) && (!nonNegative || coefficient.constant >= 0),
+            role, " coefficient must be finite", nonNegative ? " and >= 0" : "", ", got ",
+            coefficient.constant);
+    return;
+  }
+  auto values = coefficient.values;
+  const Ordinal n = Ordinal(values.extent(0));
+  Ordinal firstBad = n;
+  Kokkos::parallel_reduce(
+      "kfvm::Equation::validate", indexRange(ExecSpace(), n),
+      KOKKOS_LAMBDA(Ordinal i, Ordinal & first) {
+        const Real v = values(i);
+        const bool bad = !Compat::isfinite(v) || (nonNegative && v < 0);
+        if (bad && i < first) first = i;
+      },
+      Kokkos::Min<Ordinal>(firstBad));
+  if (firstBad < n) {
+    Real value = 0;
+    Kokkos::deep_copy(value, Kokkos::subview(values, firstBad));
+    fail(role, " coefficient at ", where, " ", firstBad, " is ", value, " (must be finite",
+         nonNegative ? " and >= 0)" : ")");
+  }
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+Equation<ExecSpace>::Equation(const Mesh<ExecSpace>& mesh) : mesh_(mesh), bcs_(mesh) {}
+
+template <class ExecSpace>
+Coefficient<ExecSpace> Equation<ExecSpace>::checkedCellCoefficient(
+    const CellField<ExecSpace>& field, const char* role) const {
+  field.requireOn(mesh_, role);
+  return Coefficient<ExecSpace>{0, field.values()};
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::transient(Real rho) {
+  rho_ = Coefficient<ExecSpace>{rho, {}};
+  Details::requireValidCoefficient(rho_, "transient", "cell", true);
+  hasTransient_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::transient(const CellField<ExecSpace>& rho) {
+  rho_ = checkedCellCoefficient(rho, "transient");
+  Details::requireValidCoefficient(rho_, "transient", "cell", true);
+  hasTransient_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusion(Real D) {
+  D_ = Coefficient<ExecSpace>{D, {}};
+  diffusionPerFace_ = false;
+  Details::requireValidCoefficient(D_, "diffusion", "cell", true);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const CellField<ExecSpace>& D) {
+  D_ = checkedCellCoefficient(D, "diffusion");
+  diffusionPerFace_ = false;
+  Details::requireValidCoefficient(D_, "diffusion", "cell", true);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const FaceField<ExecSpace>& D) {
+  D.requireOn(mesh_, "diffusion");
+  D_ = Coefficient<ExecSpace>{0, D.values()};
+  diffusionPerFace_ = true;
+  Details::requireValidCoefficient(D_, "diffusion", "face", true);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(Real c) {
+  c_ = Coefficient<ExecSpace>{c, {}};
+  Details::requireValidCoefficient(c_, "implicit source", "cell", false);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(const CellField<ExecSpace>& c) {
+  c_ = checkedCellCoefficient(c, "implicit source");
+  Details::requireValidCoefficient(c_, "implicit source", "cell", false);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::source(Real s) {
+  s_ = Coefficient<ExecSpace>{s, {}};
+  Details::requireValidCoefficient(s_, "source", "cell", false);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::source(const CellField<ExecSpace>& s) {
+  s_ = checkedCellCoefficient(s, "source");
+  Details::requireValidCoefficient(s_, "source", "cell", false);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
+                                                   const BoundaryCondition& condition) {
+  bcs_.set(patch, condition);
+  return *this;
+}
+
+template <class ExecSpace>
+void Equation<ExecSpace>::validate() const {
+  Details::requireValidCoefficient(rho_, "transient", "cell", true);
+  Details::requireValidCoefficient(D_, "diffusion", diffusionPerFace_ ? "face" : "cell", true);
+  Details::requireValidCoefficient(c_, "implicit source", "cell", false);
+  Details::requireValidCoefficient(s_, "source", "cell", false);
+}
+
+#define KFVM_INSTANTIATE_EQUATION(Space) template class Equation<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_EQUATION)
+
+}  // namespace kfvm

@@ -1,0 +1,87 @@
+#ifndef KFVM_LINEAR_SOLVER_HPP
+#define KFVM_LINEAR_SOLVER_HPP
+
+// The solver interface. It includes no third-party solver header: Trilinos adapters
+// implement it in their own files and target.
+
+#include <kfvm_CrsMatrix.hpp>
+#include <kfvm_Parameters.hpp>
+#include <kfvm_Types.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kfvm {
+
+/// What one solve did.
+struct SolverReport {
+  std::string solver;
+  bool converged = false;
+  int iterations = 0;
+  double initialResidual = 0;  ///< ||b - A x0||_2
+  double finalResidual = 0;    ///< ||b - A x||_2 (recursive residual for Krylov methods)
+  std::string reason;          ///< why it stopped, in words
+};
+
+/// Solves A x = b for a CRS matrix on ExecSpace. Host-side interface; the work happens on
+/// the device. Create one by name with makeLinearSolver().
+///
+/// setMatrix() is the setup: it allocates every workspace (once per matrix size) and
+/// computes the preconditioner. Calling it again with refilled values of the same
+/// structure allocates nothing. solve() allocates nothing.
+template <class ExecSpace>
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+  LinearSolver(const LinearSolver&) = delete;
+  LinearSolver& operator=(const LinearSolver&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  void setMatrix(const CrsMatrix<ExecSpace>& matrix);
+
+  /// Solves with x as the initial guess; x holds the answer on return. A solve that stops
+  /// without converging says so in the report (it does not throw).
+  SolverReport solve(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x);
+
+ protected:
+  LinearSolver(std::string name, const Parameters& parameters);
+
+  const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
+  double tolerance() const { return tolerance_; }
+  double absoluteTolerance() const { return absoluteTolerance_; }
+  int maxIterations() const { return maxIterations_; }
+  /// z = M^-1 r with the chosen preconditioner (Jacobi or none).
+  void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
+  /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).
+  double target(double normB) const;
+
+ private:
+  virtual void setupImpl(Ordinal size) = 0;
+  virtual SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) = 0;
+
+  std::string name_;
+  double tolerance_;
+  double absoluteTolerance_;
+  int maxIterations_;
+  bool jacobi_;
+  CrsMatrix<ExecSpace> matrix_;
+  Ordinal setupSize_ = -1;
+  Vector<ExecSpace> inverseDiagonal_;
+};
+
+/// Creates a native solver: "cg", "bicgstab" or "gmres". Parameters: tolerance (relative
+/// to ||b||, default 1e-8), absolute_tolerance (default 0), max_iterations (default 1000),
+/// preconditioner ("jacobi", the default, or "none"), restart (gmres only, default 30).
+/// An unknown name or parameter, or a value out of range, is a kfvm::Error.
+template <class ExecSpace>
+std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& name,
+                                                          const Parameters& parameters = {});
+
+/// Names makeLinearSolver() accepts.
+std::vector<std::string> linearSolverNames();
+
+}  // namespace kfvm
+
+#endif

@@ -17,6 +17,7 @@ namespace kfvm::Compat {
 
 #ifdef KFVM_KOKKOS_HAS_MATH_FUNCTIONS
 using Kokkos::abs;
+using Kokkos::cos;
 using Kokkos::exp;
 using Kokkos::isfinite;
 using Kokkos::sin;
@@ -29,6 +30,8 @@ KOKKOS_INLINE_FUNCTION double abs(double x) { return ::fabs(x); }
 KOKKOS_INLINE_FUNCTION float abs(float x) { return ::fabsf(x); }
 KOKKOS_INLINE_FUNCTION double sin(double x) { return ::sin(x); }
 KOKKOS_INLINE_FUNCTION float sin(float x) { return ::sinf(x); }
+KOKKOS_INLINE_FUNCTION double cos(double x) { return ::cos(x); }
+KOKKOS_INLINE_FUNCTION float cos(float x) { return ::cosf(x); }
 KOKKOS_INLINE_FUNCTION double exp(double x) { return ::exp(x); }
 KOKKOS_INLINE_FUNCTION float exp(float x) { return ::expf(x); }
 KOKKOS_INLINE_FUNCTION bool isfinite(double x) { return std::isfinite(x); }

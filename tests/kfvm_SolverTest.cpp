@@ -1,0 +1,181 @@
+#include "kfvm_TestHelpers.hpp"
+
+#include <kfvm_Assembler.hpp>
+#include <kfvm_KokkosCompat.hpp>
+#include <kfvm_LinearSolver.hpp>
+
+#include <cmath>
+#include <random>
+
+namespace kfvm::Test {
+namespace {
+
+using Space = TestExecSpace;
+
+struct HostSystem {
+  Ordinal n;
+  std::vector<Offset> offsets{0};
+  std::vector<Ordinal> columns;
+  std::vector<double> values;
+  std::vector<std::vector<double>> dense;
+
+  explicit HostSystem(Ordinal size) : n(size), dense(size, std::vector<double>(size, 0.0)) {}
+  void add(Ordinal row, Ordinal column, double value) {
+    columns.push_back(column);
+    values.push_back(value);
+    dense[row][column] = value;
+  }
+  void endRow() { offsets.push_back(columns.size()); }
+  CrsMatrix<Space> matrix() const {
+    return CrsMatrix<Space>::fromHost(n, n, offsets, columns,
+                                      std::vector<Real>(values.begin(), values.end()));
+  }
+};
+
+/// SPD: a 2D 5-point Laplacian (8 x 8) with a random positive shift on the diagonal.
+HostSystem spdSystem() {
+  const int m = 8;
+  HostSystem system(m * m);
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> shift(0.01, 0.5);
+  for (int j = 0; j < m; ++j) {
+    for (int i = 0; i < m; ++i) {
+      const int row = i + m * j;
+      if (j > 0) system.add(row, row - m, -1);
+      if (i > 0) system.add(row, row - 1, -1);
+      system.add(row, row, 4 + shift(random));
+      if (i < m - 1) system.add(row, row + 1, -1);
+      if (j < m - 1) system.add(row, row + m, -1);
+      system.endRow();
+    }
+  }
+  return system;
+}
+
+/// Non-symmetric: upwinded convection-diffusion (Peclet 3) on a 2D 8 x 8 grid, with
+/// random perturbations of the off-diagonals.
+HostSystem nonSymmetricSystem() {
+  const int m = 8;
+  HostSystem system(m * m);
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> jitter(-0.2, 0.2);
+  for (int j = 0; j < m; ++j) {
+    for (int i = 0; i < m; ++i) {
+      const int row = i + m * j;
+      if (j > 0) system.add(row, row - m, -1 + jitter(random));
+      if (i > 0) system.add(row, row - 1, -1 - 3 + jitter(random));
+      system.add(row, row, 4 + 3 + 0.1);
+      if (i < m - 1) system.add(row, row + 1, -1 + jitter(random));
+      if (j < m - 1) system.add(row, row + m, -1 + jitter(random));
+      system.endRow();
+    }
+  }
+  return system;
+}
+
+std::vector<double> rightHandSide(Ordinal n) {
+  std::vector<double> b(n);
+  for (Ordinal i = 0; i < n; ++i) b[i] = std::sin(0.3 * i) + 0.5;
+  return b;
+}
+
+void expectSolvesLikeDirect(const HostSystem& system, const std::string& name,
+                            const std::string& preconditioner) {
+  auto solver = makeLinearSolver<Space>(name, {{"tolerance", "1e-12"},
+                                               {"preconditioner", preconditioner},
+                                               {"max_iterations", "2000"}});
+  solver->setMatrix(system.matrix());
+  const auto b = rightHandSide(system.n);
+  auto x = toDevice(std::vector<double>(system.n, 0.0));
+  const auto report = solver->solve(toDevice(b), x);
+  EXPECT_TRUE(report.converged) << name << ": " << report.reason;
+  EXPECT_GT(report.iterations, 0);
+  EXPECT_LE(report.finalResidual, 1e-12 * report.initialResidual * 1.0001 + 1e-300);
+  const auto direct = solveDense(system.dense, b);
+  EXPECT_LT(maxDifference(toHost(x), direct), tolerance(1e-9))
+      << name << " + " << preconditioner;
+}
+
+TEST(Solvers, EverySolverMatchesDirectSolutionOnSpdSystem) {
+  const auto system = spdSystem();
+  for (const auto& name : linearSolverNames()) {
+    for (const char* preconditioner : {"jacobi", "none"}) {
+      expectSolvesLikeDirect(system, name, preconditioner);
+    }
+  }
+}
+
+TEST(Solvers, NonSymmetricSolversMatchDirectSolution) {
+  const auto system = nonSymmetricSystem();
+  for (const char* name : {"bicgstab", "gmres"}) {
+    for (const char* preconditioner : {"jacobi", "none"}) {
+      expectSolvesLikeDirect(system, name, preconditioner);
+    }
+  }
+}
+
+TEST(Solvers, GmresWithShortRestartStillConverges) {
+  const auto system = nonSymmetricSystem();
+  auto solver = makeLinearSolver<Space>("gmres", {{"tolerance", "1e-10"}, {"restart", "5"}});
+  solver->setMatrix(system.matrix());
+  const auto b = rightHandSide(system.n);
+  auto x = toDevice(std::vector<double>(system.n, 1.0));
+  const auto report = solver->solve(toDevice(b), x);
+  ASSERT_TRUE(report.converged) << report.reason;
+  EXPECT_GT(report.iterations, 5);
+  EXPECT_LT(maxDifference(toHost(x), solveDense(system.dense, b)), tolerance(1e-7));
+}
+
+TEST(Solvers, IterationLimitIsReportedAsNotConverged) {
+  const auto system = spdSystem();
+  for (const auto& name : linearSolverNames()) {
+    auto solver = makeLinearSolver<Space>(name, {{"tolerance", "1e-12"}, {"max_iterations", "2"}});
+    solver->setMatrix(system.matrix());
+    auto x = toDevice(std::vector<double>(system.n, 0.0));
+    const auto report = solver->solve(toDevice(rightHandSide(system.n)), x);
+    EXPECT_FALSE(report.converged) << name;
+    EXPECT_LE(report.iterations, 2) << name;
+    EXPECT_NE(report.reason.find("not converged"), std::string::npos) << report.reason;
+    EXPECT_NE(report.reason.find("iteration limit"), std::string::npos) << report.reason;
+    EXPECT_GT(report.finalResidual, 0);
+  }
+}
+
+TEST(Solvers, ZeroRightHandSideConvergesAtOnce) {
+  const auto system = spdSystem();
+  auto solver = makeLinearSolver<Space>("cg");
+  solver->setMatrix(system.matrix());
+  auto x = toDevice(std::vector<double>(system.n, 0.0));
+  const auto report = solver->solve(toDevice(std::vector<double>(system.n, 0.0)), x);
+  EXPECT_TRUE(report.converged);
+  EXPECT_EQ(report.iterations, 0);
+}
+
+TEST(Solvers, BadNamesParametersAndSizesAreErrors) {
+  expectError([] { makeLinearSolver<Space>("lu"); }, {"unknown solver 'lu'"});
+  expectError([] { makeLinearSolver<Space>("cg", {{"tolerence", "1e-6"}}); },
+              {"unknown parameter 'tolerence'"});
+  expectError([] { makeLinearSolver<Space>("cg", {{"restart", "10"}}); },
+              {"unknown parameter 'restart'"});
+  expectError([] { makeLinearSolver<Space>("cg", {{"tolerance", "abc"}}); },
+              {"tolerance", "abc"});
+  expectError([] { makeLinearSolver<Space>("cg", {{"tolerance", "-1"}}); }, {"tolerance", "-1"});
+  expectError([] { makeLinearSolver<Space>("bicgstab", {{"max_iterations", "0"}}); },
+              {"max_iterations", "0"});
+  expectError([] { makeLinearSolver<Space>("gmres", {{"restart", "0"}}); }, {"restart", "0"});
+  expectError([] { makeLinearSolver<Space>("cg", {{"preconditioner", "ilu"}}); }, {"'ilu'"});
+  auto solver = makeLinearSolver<Space>("cg");
+  expectError([&] {
+    solver->solve(toDevice({1.0, 2.0}), toDevice({0.0, 0.0}));
+  }, {"setMatrix"});
+  solver->setMatrix(spdSystem().matrix());
+  expectError([&] {
+    solver->solve(toDevice({1.0, 2.0}), toDevice({0.0, 0.0}));
+  }, {"64 rows", "2"});
+  expectError([] {
+    CrsMatrix<Space>::fromHost(2, 2, {0, 1, 2}, {0, 5}, {1.0, 1.0});
+  }, {"column 5", "row 1"});
+}
+
+}  // namespace
+}  // namespace kfvm::Test

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs, with apt, whatever kfvm's default build (Debian 12: Kokkos 3.4 from Trilinos
+# 13.2, Kokkos Kernels, CLI11, GoogleTest) still lacks. Does nothing when all is there.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ make
+          libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+          libcli11-dev libgtest-dev googletest)
+if [ "${KFVM_WITH_FORMAT_CHECK:-0}" = 1 ]; then packages+=(clang-format); fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "kfvm: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null || { echo "kfvm: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -6,6 +6,11 @@ set(KFVM_HAVE_KOKKOSKERNELS OFF)
 if(KFVM_ENABLE_KOKKOSKERNELS)
   find_package(KokkosKernels QUIET)
   include(kfvmKokkosFixups)
+  if(KokkosKernels_FOUND AND NOT KFVM_KOKKOSKERNELS_TARGET)
+    # Trilinos' Kokkos Kernels is built against Trilinos' own Kokkos: never mixed with another.
+    message(STATUS "kfvm: ignoring Kokkos Kernels at ${KokkosKernels_DIR}: it does not belong "
+                   "to the Kokkos in use (${Kokkos_DIR})")
+  endif()
   if(KokkosKernels_FOUND AND KFVM_KOKKOSKERNELS_TARGET)
     set(KFVM_HAVE_KOKKOSKERNELS ON)
   endif()

@@ -18,9 +18,19 @@ if(TARGET Kokkos::kokkos)
   endif()
 endif()
 
+# Whether Kokkos itself came from Trilinos: decided once, right after find_package(Kokkos),
+# since Trilinos' Kokkos Kernels config defines the Trilinos Kokkos targets too.
+if(NOT DEFINED KFVM_KOKKOS_IS_TRILINOS)
+  if(TARGET trilinos_kokkoscore)
+    set(KFVM_KOKKOS_IS_TRILINOS TRUE)
+  else()
+    set(KFVM_KOKKOS_IS_TRILINOS FALSE)
+  endif()
+endif()
+
 set(KFVM_KOKKOSKERNELS_TARGET "")
 if(TARGET Kokkos::kokkoskernels)
   set(KFVM_KOKKOSKERNELS_TARGET Kokkos::kokkoskernels)
-elseif(TARGET trilinos_kokkoskernels)
+elseif(TARGET trilinos_kokkoskernels AND KFVM_KOKKOS_IS_TRILINOS)
   set(KFVM_KOKKOSKERNELS_TARGET trilinos_kokkoskernels)
 endif()

@@ -1,13 +1,13 @@
 // kfvm-diffusion3d: transient 3D diffusion on the unit cube, checked against its exact
 // solution.
 //
-//   d(phi)/dt = D lap(phi),  phi = 0 on all six faces,  phi(t=0) = sin(pi x) sin(pi y) sin(pi z)
-//   exact:    phi = exp(-3 pi^2 D t) sin(pi x) sin(pi y) sin(pi z)
+//   d(phi)/dt = D lap(phi),  phi = 0 on all six faces,  phi(t=0) = sin(pi x) sin(pi y)
+//   sin(pi z) exact:    phi = exp(-3 pi^2 D t) sin(pi x) sin(pi y) sin(pi z)
 //
 // Sample runs:
-//   kfvm-diffusion3d                                   # 64^3 cells, 10 backward-Euler steps
-//   kfvm-diffusion3d --n 128 --steps 20 --dt 5e-4 --scheme cn --solver cg --tol 1e-10
-//   kfvm-diffusion3d --solver gmres --preconditioner none --max-iterations 500
+//   kfvm-diffusion3d                                   # 64^3 cells, 10 backward-Euler
+//   steps kfvm-diffusion3d --n 128 --steps 20 --dt 5e-4 --scheme cn --solver cg --tol
+//   1e-10 kfvm-diffusion3d --solver gmres --preconditioner none --max-iterations 500
 //
 // Prints a progress line per step and the final figures: wall time, solver iterations,
 // last residual, L2 norm of the field and its error against the exact solution. Exits
@@ -42,31 +42,35 @@ int run(const Options& options) {
   using ExecSpace = Kokkos::DefaultExecutionSpace;
   using namespace kfvm;
   const double pi = 3.14159265358979323846;
-  std::printf("kfvm-diffusion3d: %d^3 cells, %d steps of dt = %g, D = %g, scheme %s, "
-              "solver %s + %s, tol %g, backend %s\n",
-              options.n, options.steps, options.dt, options.diffusivity, options.scheme.c_str(),
-              options.solver.c_str(), options.preconditioner.c_str(), options.tolerance,
-              ExecSpace::name());
+  std::printf(
+      "kfvm-diffusion3d: %d^3 cells, %d steps of dt = %g, D = %g, scheme %s, "
+      "solver %s + %s, tol %g, backend %s\n",
+      options.n, options.steps, options.dt, options.diffusivity, options.scheme.c_str(),
+      options.solver.c_str(), options.preconditioner.c_str(), options.tolerance,
+      ExecSpace::name());
   const auto scheme = timeSchemeFromName(options.scheme);
   require(options.steps > 0, "--steps must be positive, got ", options.steps);
   require(options.every > 0, "--every must be positive, got ", options.every);
-  Mesh<ExecSpace> mesh(CartesianGrid::uniform3D(options.n, options.n, options.n, 1, 1, 1));
+  Mesh<ExecSpace> mesh(
+      CartesianGrid::uniform3D(options.n, options.n, options.n, 1, 1, 1));
 
   Equation<ExecSpace> equation(mesh);
   equation.transient().diffusion(Real(options.diffusivity));
-  for (Patch patch : allPatches) equation.boundary(patch, BoundaryCondition::dirichlet(0));
+  for (Patch patch : allPatches)
+    equation.boundary(patch, BoundaryCondition::dirichlet(0));
 
   CellField<ExecSpace> phi(mesh, "phi");
-  setFromCellCentres(phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return Real(Compat::sin(pi * x) * Compat::sin(pi * y) * Compat::sin(pi * z));
-  });
+  setFromCellCentres(
+      phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
+        return Real(Compat::sin(pi * x) * Compat::sin(pi * y) * Compat::sin(pi * z));
+      });
 
   Parameters parameters;
   parameters.set("tolerance", options.tolerance)
       .set("max_iterations", options.maxIterations)
       .set("preconditioner", options.preconditioner);
-  ImplicitStepper<ExecSpace> stepper(equation,
-                                     makeLinearSolver<ExecSpace>(options.solver, parameters));
+  ImplicitStepper<ExecSpace> stepper(
+      equation, makeLinearSolver<ExecSpace>(options.solver, parameters));
 
   const auto start = std::chrono::steady_clock::now();
   long totalIterations = 0;
@@ -106,7 +110,8 @@ int run(const Options& options) {
   Kokkos::parallel_reduce(
       "kfvm::diffusion3d::error", indexRange(ExecSpace(), mesh.numCells()),
       KOKKOS_LAMBDA(Ordinal c, double& errors) {
-        const double exact = decay * Compat::sin(pi * centres(c, 0)) * Compat::sin(pi * centres(c, 1)) *
+        const double exact = decay * Compat::sin(pi * centres(c, 0)) *
+                             Compat::sin(pi * centres(c, 1)) *
                              Compat::sin(pi * centres(c, 2));
         const double error = values(c) - exact;
         errors += error * error * volumes(c);
@@ -115,7 +120,8 @@ int run(const Options& options) {
   Kokkos::parallel_reduce(
       "kfvm::diffusion3d::maxError", indexRange(ExecSpace(), mesh.numCells()),
       KOKKOS_LAMBDA(Ordinal c, double& worst) {
-        const double exact = decay * Compat::sin(pi * centres(c, 0)) * Compat::sin(pi * centres(c, 1)) *
+        const double exact = decay * Compat::sin(pi * centres(c, 0)) *
+                             Compat::sin(pi * centres(c, 1)) *
                              Compat::sin(pi * centres(c, 2));
         const double error = Compat::abs(values(c) - exact);
         if (error > worst) worst = error;
@@ -124,13 +130,16 @@ int run(const Options& options) {
 
   const double norm = std::sqrt(sumSquares);
   std::printf("\nfinal time        %g\n", time);
-  std::printf("wall time         %.3f s (%.3f s per step)\n", seconds, seconds / options.steps);
+  std::printf("wall time         %.3f s (%.3f s per step)\n", seconds,
+              seconds / options.steps);
   std::printf("solver iterations %ld total, %.1f per step\n", totalIterations,
               double(totalIterations) / options.steps);
-  std::printf("last residual     %.3e (%s)\n", report.finalResidual, report.reason.c_str());
-  std::printf("L2 norm of phi    %.6e (exact %.6e)\n", norm, decay * 0.125 * std::sqrt(8.0));
-  std::printf("error vs exact    L2 %.3e, max %.3e, relative L2 %.3e\n", std::sqrt(sumErrors),
-              maxError, std::sqrt(sumErrors) / (decay * 0.5));
+  std::printf("last residual     %.3e (%s)\n", report.finalResidual,
+              report.reason.c_str());
+  std::printf("L2 norm of phi    %.6e (exact %.6e)\n", norm,
+              decay * 0.125 * std::sqrt(8.0));
+  std::printf("error vs exact    L2 %.3e, max %.3e, relative L2 %.3e\n",
+              std::sqrt(sumErrors), maxError, std::sqrt(sumErrors) / (decay * 0.5));
   return 0;
 }
 
@@ -138,15 +147,17 @@ int run(const Options& options) {
 
 int main(int argc, char* argv[]) {
   kfvm_diffusion3d::Options options;
-  CLI::App app{"kfvm-diffusion3d: transient 3D diffusion on the unit cube, with its exact "
-               "solution as a check"};
+  CLI::App app{
+      "kfvm-diffusion3d: transient 3D diffusion on the unit cube, with its exact "
+      "solution as a check"};
   app.add_option("-n,--n", options.n, "cells per side")->check(CLI::PositiveNumber);
   app.add_option("-s,--steps", options.steps, "time steps")->check(CLI::PositiveNumber);
   app.add_option("--dt", options.dt, "time step")->check(CLI::PositiveNumber);
   app.add_option("-D,--diffusivity", options.diffusivity, "diffusion coefficient");
   app.add_option("--solver", options.solver, "linear solver: cg, bicgstab, gmres");
   app.add_option("--preconditioner", options.preconditioner, "jacobi or none");
-  app.add_option("--scheme", options.scheme, "be (backward Euler) or cn (Crank-Nicolson)");
+  app.add_option("--scheme", options.scheme,
+                 "be (backward Euler) or cn (Crank-Nicolson)");
   app.add_option("--tol", options.tolerance, "relative residual tolerance");
   app.add_option("--max-iterations", options.maxIterations, "solver iteration limit");
   app.add_option("--every", options.every, "print progress every N steps");

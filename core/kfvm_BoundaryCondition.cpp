@@ -16,16 +16,17 @@ void requireFinite(Real value, const char* what, std::size_t index) {
 BoundaryCondition::BoundaryCondition(Kind kind, Real a, Real b, Real value,
                                      std::vector<Real> faceValues)
     : kind_(kind), a_(a), b_(b), value_(value), faceValues_(std::move(faceValues)) {
-  require(std::isfinite(a_) && a_ >= 0, "Robin coefficient a must be finite and >= 0, got ",
-          a_);
-  require(std::isfinite(b_) && b_ >= 0, "Robin coefficient b must be finite and >= 0, got ",
-          b_);
+  require(std::isfinite(a_) && a_ >= 0,
+          "Robin coefficient a must be finite and >= 0, got ", a_);
+  require(std::isfinite(b_) && b_ >= 0,
+          "Robin coefficient b must be finite and >= 0, got ", b_);
   require(a_ > 0 || b_ > 0, "Robin coefficients a and b cannot both be zero");
-  const char* what = kind_ == Kind::Dirichlet ? "value" : kind_ == Kind::Neumann
-                                                              ? "gradient"
-                                                              : "Robin value g";
+  const char* what = kind_ == Kind::Dirichlet ? "value"
+                     : kind_ == Kind::Neumann ? "gradient"
+                                              : "Robin value g";
   requireFinite(value_, what, 0);
-  for (std::size_t i = 0; i < faceValues_.size(); ++i) requireFinite(faceValues_[i], what, i);
+  for (std::size_t i = 0; i < faceValues_.size(); ++i)
+    requireFinite(faceValues_[i], what, i);
 }
 
 BoundaryCondition BoundaryCondition::dirichlet(Real value) {

@@ -47,7 +47,8 @@ class BoundaryCondition {
 };
 
 /// Boundary conditions of one variable on every patch of a mesh, as Robin coefficients
-/// per boundary slot in ExecSpace's memory. Patches not set are zero-flux (FiPy's default).
+/// per boundary slot in ExecSpace's memory. Patches not set are zero-flux (FiPy's
+/// default).
 template <class ExecSpace>
 class BoundaryConditions {
  public:

@@ -8,7 +8,9 @@ namespace kfvm {
 
 namespace {
 
-const char* axisName(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+const char* axisName(int axis) {
+  return axis == 0 ? "x" : axis == 1 ? "y" : "z";
+}
 
 std::vector<double> uniformVertices(int axis, int n, double length) {
   require(n > 0, "number of cells along ", axisName(axis), " must be positive, got ", n);
@@ -23,8 +25,8 @@ std::vector<double> verticesFromSpacing(int axis, const std::vector<double>& spa
   std::vector<double> vertices{0.0};
   for (std::size_t i = 0; i < spacing.size(); ++i) {
     require(std::isfinite(spacing[i]) && spacing[i] > 0, "cell spacing along ",
-            axisName(axis), " must be positive and finite, got ", spacing[i], " at index ",
-            i);
+            axisName(axis), " must be positive and finite, got ", spacing[i],
+            " at index ", i);
     vertices.push_back(vertices.back() + spacing[i]);
   }
   return vertices;
@@ -49,8 +51,8 @@ CartesianGrid::CartesianGrid(int dimension, std::array<std::vector<double>, 3> v
       }
     }
   }
-  require(numCells() <= maxCells, "grid of ", numCells(), " cells exceeds kfvm's limit of ",
-          maxCells, " cells per mesh");
+  require(numCells() <= maxCells, "grid of ", numCells(),
+          " cells exceeds kfvm's limit of ", maxCells, " cells per mesh");
 }
 
 CartesianGrid CartesianGrid::uniform1D(int nx, double lx) {
@@ -73,10 +75,10 @@ CartesianGrid CartesianGrid::fromSpacing(const std::vector<double>& dx,
   require(!dx.empty(), "number of cells along x must be positive, got 0");
   require(dz.empty() || !dy.empty(), "a grid with z spacing needs y spacing too");
   const int dimension = dz.empty() ? (dy.empty() ? 1 : 2) : 3;
-  return CartesianGrid(dimension,
-                       {verticesFromSpacing(0, dx),
-                        dimension >= 2 ? verticesFromSpacing(1, dy) : std::vector<double>{},
-                        dimension >= 3 ? verticesFromSpacing(2, dz) : std::vector<double>{}});
+  return CartesianGrid(
+      dimension, {verticesFromSpacing(0, dx),
+                  dimension >= 2 ? verticesFromSpacing(1, dy) : std::vector<double>{},
+                  dimension >= 3 ? verticesFromSpacing(2, dz) : std::vector<double>{}});
 }
 
 CartesianGrid CartesianGrid::fromVertices(const std::vector<double>& xs,
@@ -86,9 +88,11 @@ CartesianGrid CartesianGrid::fromVertices(const std::vector<double>& xs,
           static_cast<long long>(xs.size()) - 1);
   require(zs.empty() || !ys.empty(), "a grid with z vertices needs y vertices too");
   const int dimension = zs.empty() ? (ys.empty() ? 1 : 2) : 3;
-  require(dimension < 2 || ys.size() >= 2, "number of cells along y must be positive, got ",
+  require(dimension < 2 || ys.size() >= 2,
+          "number of cells along y must be positive, got ",
           static_cast<long long>(ys.size()) - 1);
-  require(dimension < 3 || zs.size() >= 2, "number of cells along z must be positive, got ",
+  require(dimension < 3 || zs.size() >= 2,
+          "number of cells along z must be positive, got ",
           static_cast<long long>(zs.size()) - 1);
   return CartesianGrid(dimension, {xs, ys, zs});
 }

@@ -25,8 +25,8 @@ class Field {
       : name_(name),
         meshId_(mesh.id()),
         space_(mesh.space()),
-        values_("kfvm::Field::" + name, Where == Centering::Cell ? mesh.numCells()
-                                                                   : mesh.numFaces()) {
+        values_("kfvm::Field::" + name,
+                Where == Centering::Cell ? mesh.numCells() : mesh.numFaces()) {
     fill(initial);
   }
 
@@ -79,9 +79,10 @@ void setFromCellCentres(CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh
   field.requireOn(mesh, "target");
   auto values = field.values();
   auto centres = mesh.cellCentres();
-  forEachCell("kfvm::setFromCellCentres", mesh, KOKKOS_LAMBDA(Ordinal c) {
-    values(c) = f(centres(c, 0), centres(c, 1), centres(c, 2));
-  });
+  forEachCell(
+      "kfvm::setFromCellCentres", mesh, KOKKOS_LAMBDA(Ordinal c) {
+        values(c) = f(centres(c, 0), centres(c, 1), centres(c, 2));
+      });
 }
 
 /// Sets each face value to f(x, y, z) at the face centre (device-callable f).
@@ -91,9 +92,10 @@ void setFromFaceCentres(FaceField<ExecSpace>& field, const Mesh<ExecSpace>& mesh
   field.requireOn(mesh, "target");
   auto values = field.values();
   auto centres = mesh.faceCentres();
-  forEachFace("kfvm::setFromFaceCentres", mesh, KOKKOS_LAMBDA(Ordinal face) {
-    values(face) = f(centres(face, 0), centres(face, 1), centres(face, 2));
-  });
+  forEachFace(
+      "kfvm::setFromFaceCentres", mesh, KOKKOS_LAMBDA(Ordinal face) {
+        values(face) = f(centres(face, 0), centres(face, 1), centres(face, 2));
+      });
 }
 
 /// Integral of a cell field over the mesh: sum of value times cell volume.
@@ -102,8 +104,9 @@ Real integrate(const CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh) {
   field.requireOn(mesh, "integrated");
   auto values = field.values();
   auto volumes = mesh.cellVolumes();
-  return sumOverIndex("kfvm::integrate", mesh.space(), mesh.numCells(),
-                      KOKKOS_LAMBDA(Ordinal c, Real & sum) { sum += values(c) * volumes(c); });
+  return sumOverIndex(
+      "kfvm::integrate", mesh.space(), mesh.numCells(),
+      KOKKOS_LAMBDA(Ordinal c, Real & sum) { sum += values(c) * volumes(c); });
 }
 
 }  // namespace kfvm

@@ -11,8 +11,8 @@ namespace kfvm {
 
 /// Range policy over [0, n) on one execution space instance, with kfvm's index type.
 template <class ExecSpace>
-Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>> indexRange(const ExecSpace& space,
-                                                                      Ordinal n) {
+Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>> indexRange(
+    const ExecSpace& space, Ordinal n) {
   return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>(space, 0, n);
 }
 

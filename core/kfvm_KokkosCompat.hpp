@@ -24,18 +24,42 @@ using Kokkos::sin;
 using Kokkos::sqrt;
 #else
 // Kokkos 3.4 has only Kokkos::Experimental math; these overloads are what kfvm uses.
-KOKKOS_INLINE_FUNCTION double sqrt(double x) { return ::sqrt(x); }
-KOKKOS_INLINE_FUNCTION float sqrt(float x) { return ::sqrtf(x); }
-KOKKOS_INLINE_FUNCTION double abs(double x) { return ::fabs(x); }
-KOKKOS_INLINE_FUNCTION float abs(float x) { return ::fabsf(x); }
-KOKKOS_INLINE_FUNCTION double sin(double x) { return ::sin(x); }
-KOKKOS_INLINE_FUNCTION float sin(float x) { return ::sinf(x); }
-KOKKOS_INLINE_FUNCTION double cos(double x) { return ::cos(x); }
-KOKKOS_INLINE_FUNCTION float cos(float x) { return ::cosf(x); }
-KOKKOS_INLINE_FUNCTION double exp(double x) { return ::exp(x); }
-KOKKOS_INLINE_FUNCTION float exp(float x) { return ::expf(x); }
-KOKKOS_INLINE_FUNCTION bool isfinite(double x) { return std::isfinite(x); }
-KOKKOS_INLINE_FUNCTION bool isfinite(float x) { return std::isfinite(x); }
+KOKKOS_INLINE_FUNCTION double sqrt(double x) {
+  return ::sqrt(x);
+}
+KOKKOS_INLINE_FUNCTION float sqrt(float x) {
+  return ::sqrtf(x);
+}
+KOKKOS_INLINE_FUNCTION double abs(double x) {
+  return ::fabs(x);
+}
+KOKKOS_INLINE_FUNCTION float abs(float x) {
+  return ::fabsf(x);
+}
+KOKKOS_INLINE_FUNCTION double sin(double x) {
+  return ::sin(x);
+}
+KOKKOS_INLINE_FUNCTION float sin(float x) {
+  return ::sinf(x);
+}
+KOKKOS_INLINE_FUNCTION double cos(double x) {
+  return ::cos(x);
+}
+KOKKOS_INLINE_FUNCTION float cos(float x) {
+  return ::cosf(x);
+}
+KOKKOS_INLINE_FUNCTION double exp(double x) {
+  return ::exp(x);
+}
+KOKKOS_INLINE_FUNCTION float exp(float x) {
+  return ::expf(x);
+}
+KOKKOS_INLINE_FUNCTION bool isfinite(double x) {
+  return std::isfinite(x);
+}
+KOKKOS_INLINE_FUNCTION bool isfinite(float x) {
+  return std::isfinite(x);
+}
 #endif
 
 /// Fences one execution space instance, with a label where Kokkos supports it.
@@ -52,7 +76,8 @@ void fence(const ExecSpace& space, const std::string& label) {
 /// Kokkos version as "major.minor.patch".
 inline std::string kokkosVersion() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." +
-         std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100);
+         std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+         std::to_string(KOKKOS_VERSION % 100);
 }
 
 }  // namespace kfvm::Compat

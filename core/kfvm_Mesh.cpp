@@ -1,7 +1,7 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
-#include <kfvm_KokkosCompat.hpp>
 #include <kfvm_ForEach.hpp>
+#include <kfvm_KokkosCompat.hpp>
 #include <kfvm_Mesh.hpp>
 
 #include <atomic>
@@ -68,7 +68,7 @@ struct FaceBuilder {
   Ordinal lowSlot, highSlot;  // first boundary slot of the low and high patch
   DeviceView<Ordinal* [2], ExecSpace> faceCells;
   DeviceView<Real*, ExecSpace> areas, distances;
-  DeviceView<Real* [3], ExecSpace> normals, centres;
+  DeviceView<Real*[3], ExecSpace> normals, centres;
   DeviceView<Ordinal*, ExecSpace> faceSlots, boundaryFaces;
   DeviceView<int*, ExecSpace> boundaryPatches;
 
@@ -153,14 +153,23 @@ Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
   View<Real*> vertices[3] = {Details::vertexView<ExecSpace>(grid_, 0),
                              Details::vertexView<ExecSpace>(grid_, 1),
                              Details::vertexView<ExecSpace>(grid_, 2)};
-  Details::CellBuilder<ExecSpace> cells{vertices[0], vertices[1], vertices[2], n[0], n[1],
-                                        n[2], dim, {firstFace(0), firstFace(1), firstFace(2)},
-                                        cellVolumes_, cellCentres_, cellFaceOffsets_,
+  Details::CellBuilder<ExecSpace> cells{vertices[0],
+                                        vertices[1],
+                                        vertices[2],
+                                        n[0],
+                                        n[1],
+                                        n[2],
+                                        dim,
+                                        {firstFace(0), firstFace(1), firstFace(2)},
+                                        cellVolumes_,
+                                        cellCentres_,
+                                        cellFaceOffsets_,
                                         cellFaces_};
   forEachIndex("kfvm::Mesh::buildCells", space_, numCells_, cells);
 
   for (int axis = 0; axis < dim; ++axis) {
-    const auto low = static_cast<Patch>(2 * axis), high = static_cast<Patch>(2 * axis + 1);
+    const auto low = static_cast<Patch>(2 * axis),
+               high = static_cast<Patch>(2 * axis + 1);
     Details::FaceBuilder<ExecSpace> faces{{vertices[0], vertices[1], vertices[2]},
                                           {n[0], n[1], n[2]},
                                           axis,

@@ -49,17 +49,29 @@ class Mesh {
   const ExecSpace& space() const { return space_; }
 
   View<const Real*> cellVolumes() const { return cellVolumes_; }
-  View<const Real* [3]> cellCentres() const { return cellCentres_; }
+  View<const Real* [3]> cellCentres() const {
+    return cellCentres_;
+  }
   /// Faces of cell c: cellFaces()(cellFaceOffsets()(c) ... cellFaceOffsets()(c+1) - 1).
-  View<const Offset*> cellFaceOffsets() const { return cellFaceOffsets_; }
+  View<const Offset*> cellFaceOffsets() const {
+    return cellFaceOffsets_;
+  }
   View<const Ordinal*> cellFaces() const { return cellFaces_; }
-  View<const Ordinal* [2]> faceCells() const { return faceCells_; }
-  View<const Real*> faceAreas() const { return faceAreas_; }
-  View<const Real* [3]> faceNormals() const { return faceNormals_; }
-  View<const Real* [3]> faceCentres() const { return faceCentres_; }
+  View<const Ordinal* [2]> faceCells() const {
+    return faceCells_;
+  } View<const Real*> faceAreas() const {
+    return faceAreas_;
+  }
+  View<const Real* [3]> faceNormals() const {
+    return faceNormals_;
+  } View<const Real* [3]> faceCentres() const {
+    return faceCentres_;
+  }
   /// Distance between the centres of a face's two cells; on a boundary, from the owner
   /// cell's centre to the face centre.
-  View<const Real*> faceDistances() const { return faceDistances_; }
+  View<const Real*> faceDistances() const {
+    return faceDistances_;
+  }
   /// Boundary slot of each face, -1 for interior faces.
   View<const Ordinal*> faceBoundarySlots() const { return faceBoundarySlots_; }
   /// Face of each boundary slot, and the patch (as int) it lies on.

@@ -4,11 +4,13 @@
 namespace kfvm {
 
 namespace {
-constexpr std::array<const char*, numPatches> patchNames = {"left", "right",  "bottom",
-                                                            "top",  "back",   "front"};
+constexpr std::array<const char*, numPatches> patchNames = {"left", "right", "bottom",
+                                                            "top",  "back",  "front"};
 }
 
-std::string patchName(Patch patch) { return patchNames.at(static_cast<int>(patch)); }
+std::string patchName(Patch patch) {
+  return patchNames.at(static_cast<int>(patch));
+}
 
 Patch patchFromName(const std::string& name) {
   for (Patch patch : allPatches) {

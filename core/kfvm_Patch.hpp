@@ -17,14 +17,19 @@ inline constexpr std::array<Patch, numPatches> allPatches = {
 /// "left", "right", "bottom", "top", "back" or "front".
 std::string patchName(Patch patch);
 
-/// The patch called name (as patchName prints it); throws kfvm::Error naming it otherwise.
+/// The patch called name (as patchName prints it); throws kfvm::Error naming it
+/// otherwise.
 Patch patchFromName(const std::string& name);
 
 /// Axis (0 = x, 1 = y, 2 = z) a patch closes.
-constexpr int patchAxis(Patch patch) { return static_cast<int>(patch) / 2; }
+constexpr int patchAxis(Patch patch) {
+  return static_cast<int>(patch) / 2;
+}
 
 /// True for the high side of its axis (right, top, front).
-constexpr bool patchIsHighSide(Patch patch) { return static_cast<int>(patch) % 2 == 1; }
+constexpr bool patchIsHighSide(Patch patch) {
+  return static_cast<int>(patch) % 2 == 1;
+}
 
 }  // namespace kfvm
 

@@ -9,7 +9,8 @@
 
 namespace kfvm {
 
-/// Floating-point type of fields, coefficients and matrices (KFVM_REAL_TYPE at build time).
+/// Floating-point type of fields, coefficients and matrices (KFVM_REAL_TYPE at build
+/// time).
 using Real = KFVM_REAL_TYPE;
 /// Index of a cell, a face or a matrix row/column.
 using Ordinal = int;

@@ -13,7 +13,8 @@ constexpr int maxFacesPerCell = 12;
 /// Row offsets of the CRS structure: one entry per cell plus one per interior face.
 template <class ExecSpace>
 DeviceView<Offset*, ExecSpace> rowOffsetsOf(const Mesh<ExecSpace>& mesh) {
-  DeviceView<Offset*, ExecSpace> offsets("kfvm::Assembler::rowOffsets", mesh.numCells() + 1);
+  DeviceView<Offset*, ExecSpace> offsets("kfvm::Assembler::rowOffsets",
+                                         mesh.numCells() + 1);
   auto cellFaceOffsets = mesh.cellFaceOffsets();
   auto cellFaces = mesh.cellFaces();
   auto faceCells = mesh.faceCells();
@@ -86,29 +87,28 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
   equation_.validate();
   const auto& mesh = equation_.mesh();
   {
-    auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                       mesh.cellFaceOffsets());
+    auto offsets =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellFaceOffsets());
     for (Ordinal c = 0; c < mesh.numCells(); ++c) {
       require(offsets(c + 1) - offsets(c) <= Offset(Details::maxFacesPerCell), "cell ", c,
-              " has ", offsets(c + 1) - offsets(c), " faces; the assembler supports up to ",
-              Details::maxFacesPerCell);
+              " has ", offsets(c + 1) - offsets(c),
+              " faces; the assembler supports up to ", Details::maxFacesPerCell);
     }
   }
   auto rowOffsets = Details::rowOffsetsOf(mesh);
   Offset numEntries = 0;
   Kokkos::deep_copy(numEntries, Kokkos::subview(rowOffsets, mesh.numCells()));
   DeviceView<Ordinal*, ExecSpace> columns("kfvm::Assembler::columns", numEntries);
-  diagonalEntries_ = DeviceView<Offset*, ExecSpace>("kfvm::Assembler::diagonalEntries",
-                                                    mesh.numCells());
+  diagonalEntries_ =
+      DeviceView<Offset*, ExecSpace>("kfvm::Assembler::diagonalEntries", mesh.numCells());
   faceEntries_ = DeviceView<Offset*, ExecSpace>("kfvm::Assembler::faceEntries",
                                                 mesh.cellFaces().extent(0));
-  Details::StructureBuilder<ExecSpace> builder{mesh.cellFaceOffsets(), mesh.cellFaces(),
-                                               mesh.faceCells(),       rowOffsets,
-                                               columns,                diagonalEntries_,
-                                               faceEntries_};
+  Details::StructureBuilder<ExecSpace> builder{
+      mesh.cellFaceOffsets(), mesh.cellFaces(), mesh.faceCells(), rowOffsets, columns,
+      diagonalEntries_,       faceEntries_};
   forEachCell("kfvm::Assembler::buildStructure", mesh, builder);
-  matrix_ = CrsMatrix<ExecSpace>("kfvm::Assembler::matrix", mesh.numCells(), mesh.numCells(),
-                                 rowOffsets, columns);
+  matrix_ = CrsMatrix<ExecSpace>("kfvm::Assembler::matrix", mesh.numCells(),
+                                 mesh.numCells(), rowOffsets, columns);
 }
 
 template <class ExecSpace>
@@ -120,7 +120,8 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   require(rhs.extent(0) == std::size_t(mesh.numCells()), "right-hand side has ",
           rhs.extent(0), " entries, mesh has ", mesh.numCells(), " cells");
   require(theta > 0 && theta <= 1, "theta must be in (0, 1], got ", theta);
-  require(invDt >= 0 && Compat::isfinite(invDt), "1/dt must be finite and >= 0, got ", invDt);
+  require(invDt >= 0 && Compat::isfinite(invDt), "1/dt must be finite and >= 0, got ",
+          invDt);
   theta_ = theta;
 
   // Face loop: D_f A_f / d_f inside, D_f A_f on the boundary.
@@ -133,25 +134,27 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   auto cellCentres = mesh.cellCentres();
   const auto D = equation_.diffusionCoefficient();
   const bool perFace = equation_.diffusionPerFace();
-  forEachFace("kfvm::Assembler::faceCoefficients", mesh, KOKKOS_LAMBDA(Ordinal f) {
-    const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
-    Real Df;
-    if (perFace) {
-      Df = D(f);
-    } else if (neighbour < 0) {
-      Df = D(owner);
-    } else {
-      // Harmonic mean weighted by each cell's distance to the face.
-      Real dOwner = 0;
-      for (int a = 0; a < 3; ++a) dOwner += (faceCentres(f, a) - cellCentres(owner, a)) * normals(f, a);
-      const Real dNeighbour = distances(f) - dOwner;
-      const Real Downer = D(owner), Dneighbour = D(neighbour);
-      Df = (Downer > 0 && Dneighbour > 0)
-               ? distances(f) / (dOwner / Downer + dNeighbour / Dneighbour)
-               : Real(0);
-    }
-    coefficients(f) = neighbour < 0 ? Df * areas(f) : Df * areas(f) / distances(f);
-  });
+  forEachFace(
+      "kfvm::Assembler::faceCoefficients", mesh, KOKKOS_LAMBDA(Ordinal f) {
+        const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
+        Real Df;
+        if (perFace) {
+          Df = D(f);
+        } else if (neighbour < 0) {
+          Df = D(owner);
+        } else {
+          // Harmonic mean weighted by each cell's distance to the face.
+          Real dOwner = 0;
+          for (int a = 0; a < 3; ++a)
+            dOwner += (faceCentres(f, a) - cellCentres(owner, a)) * normals(f, a);
+          const Real dNeighbour = distances(f) - dOwner;
+          const Real Downer = D(owner), Dneighbour = D(neighbour);
+          Df = (Downer > 0 && Dneighbour > 0)
+                   ? distances(f) / (dOwner / Downer + dNeighbour / Dneighbour)
+                   : Real(0);
+        }
+        coefficients(f) = neighbour < 0 ? Df * areas(f) : Df * areas(f) / distances(f);
+      });
 
   // Cell loop: each row gathers its faces.
   auto cellFaceOffsets = mesh.cellFaceOffsets();
@@ -170,35 +173,37 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   const bool transient = equation_.hasTransient();
   auto old = phiOld.values();
   const Real explicitWeight = 1 - theta;
-  forEachCell("kfvm::Assembler::fillRows", mesh, KOKKOS_LAMBDA(Ordinal cell) {
-    const Real volume = volumes(cell);
-    const Real mass = transient ? invDt * rho(cell) * volume : Real(0);
-    const Real oldValue = old(cell);
-    Real diag = mass - theta * c(cell) * volume;
-    Real b = mass * oldValue + s(cell) * volume;
-    Real Kold = -c(cell) * volume * oldValue;  // (K phiOld) of this row
-    for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1); ++slot) {
-      const Ordinal f = cellFaces(slot);
-      const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
-      const Real k = coefficients(f);
-      if (neighbour >= 0) {
-        const Ordinal other = owner == cell ? neighbour : owner;
-        values(faceEntries(slot)) = -theta * k;
-        diag += theta * k;
-        Kold += k * (oldValue - old(other));
-      } else {
-        const Ordinal bs = faceSlots(f);
-        const Real denominator = robinA(bs) * distances(f) + robinB(bs);
-        const Real kBoundary = k * robinA(bs) / denominator;
-        diag += theta * kBoundary;
-        b += k * robinG(bs) / denominator;
-        Kold += kBoundary * oldValue;
-      }
-    }
-    values(diagonalEntries(cell)) = diag;
-    diagonal(cell) = diag;
-    rhs(cell) = b - explicitWeight * Kold;
-  });
+  forEachCell(
+      "kfvm::Assembler::fillRows", mesh, KOKKOS_LAMBDA(Ordinal cell) {
+        const Real volume = volumes(cell);
+        const Real mass = transient ? invDt * rho(cell) * volume : Real(0);
+        const Real oldValue = old(cell);
+        Real diag = mass - theta * c(cell) * volume;
+        Real b = mass * oldValue + s(cell) * volume;
+        Real Kold = -c(cell) * volume * oldValue;  // (K phiOld) of this row
+        for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1);
+             ++slot) {
+          const Ordinal f = cellFaces(slot);
+          const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
+          const Real k = coefficients(f);
+          if (neighbour >= 0) {
+            const Ordinal other = owner == cell ? neighbour : owner;
+            values(faceEntries(slot)) = -theta * k;
+            diag += theta * k;
+            Kold += k * (oldValue - old(other));
+          } else {
+            const Ordinal bs = faceSlots(f);
+            const Real denominator = robinA(bs) * distances(f) + robinB(bs);
+            const Real kBoundary = k * robinA(bs) / denominator;
+            diag += theta * kBoundary;
+            b += k * robinG(bs) / denominator;
+            Kold += kBoundary * oldValue;
+          }
+        }
+        values(diagonalEntries(cell)) = diag;
+        diagonal(cell) = diag;
+        rhs(cell) = b - explicitWeight * Kold;
+      });
 }
 
 template <class ExecSpace>
@@ -219,21 +224,24 @@ void Assembler<ExecSpace>::applySpatialOperator(const Vector<ExecSpace>& x,
   const auto& bcs = equation_.boundaryConditions();
   auto robinA = bcs.robinA(), robinB = bcs.robinB();
   const auto c = equation_.implicitSourceCoefficient();
-  forEachCell("kfvm::Assembler::applySpatialOperator", mesh, KOKKOS_LAMBDA(Ordinal cell) {
-    const Real value = x(cell);
-    Real sum = -c(cell) * volumes(cell) * value;
-    for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1); ++slot) {
-      const Ordinal f = cellFaces(slot);
-      const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
-      if (neighbour >= 0) {
-        sum += coefficients(f) * (value - x(owner == cell ? neighbour : owner));
-      } else {
-        const Ordinal bs = faceSlots(f);
-        sum += coefficients(f) * robinA(bs) / (robinA(bs) * distances(f) + robinB(bs)) * value;
-      }
-    }
-    y(cell) = sum;
-  });
+  forEachCell(
+      "kfvm::Assembler::applySpatialOperator", mesh, KOKKOS_LAMBDA(Ordinal cell) {
+        const Real value = x(cell);
+        Real sum = -c(cell) * volumes(cell) * value;
+        for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1);
+             ++slot) {
+          const Ordinal f = cellFaces(slot);
+          const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
+          if (neighbour >= 0) {
+            sum += coefficients(f) * (value - x(owner == cell ? neighbour : owner));
+          } else {
+            const Ordinal bs = faceSlots(f);
+            sum += coefficients(f) * robinA(bs) /
+                   (robinA(bs) * distances(f) + robinB(bs)) * value;
+          }
+        }
+        y(cell) = sum;
+      });
 }
 
 #define KFVM_INSTANTIATE_ASSEMBLER(Space) template class Assembler<Space>;

@@ -9,8 +9,8 @@ namespace kfvm {
 /// Turns an Equation into a linear system A phi = r on its mesh.
 ///
 /// With the spatial operator written as L(phi) = b - K phi (K from diffusion, boundary
-/// conditions and the implicit source; b from boundary values and the source), a time step
-/// of the theta scheme from phiOld reads
+/// conditions and the implicit source; b from boundary values and the source), a time
+/// step of the theta scheme from phiOld reads
 ///
 ///   (m/dt + theta K) phi = (m/dt) phiOld - (1 - theta) K phiOld + b,   m = rho * volume,
 ///
@@ -35,7 +35,9 @@ class Assembler {
   const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
   const Equation<ExecSpace>& equation() const { return equation_; }
   /// Per face: D_f A_f / d_f on interior faces; D_f A_f on boundary faces.
-  DeviceView<const Real*, ExecSpace> faceCoefficients() const { return faceCoefficients_; }
+  DeviceView<const Real*, ExecSpace> faceCoefficients() const {
+    return faceCoefficients_;
+  }
   /// Diagonal of the last assembled matrix.
   Vector<ExecSpace> diagonal() const { return diagonal_; }
   /// theta of the last assemble().
@@ -45,7 +47,7 @@ class Assembler {
   Equation<ExecSpace> equation_;
   CrsMatrix<ExecSpace> matrix_;
   DeviceView<Offset*, ExecSpace> diagonalEntries_;  // per cell
-  DeviceView<Offset*, ExecSpace> faceEntries_;      // per cell-face slot; unused on boundary
+  DeviceView<Offset*, ExecSpace> faceEntries_;  // per cell-face slot; unused on boundary
   DeviceView<Real*, ExecSpace> faceCoefficients_;
   Vector<ExecSpace> diagonal_;
   Real theta_ = 1;

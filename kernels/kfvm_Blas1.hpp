@@ -24,8 +24,9 @@ Real dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   return KokkosBlas::dot(x, y);
 #else
-  return sumOverIndex("kfvm::Blas::dot", ExecSpace(), Ordinal(x.extent(0)),
-                      KOKKOS_LAMBDA(Ordinal i, Real & sum) { sum += x(i) * y(i); });
+  return sumOverIndex(
+      "kfvm::Blas::dot", ExecSpace(), Ordinal(x.extent(0)),
+      KOKKOS_LAMBDA(Ordinal i, Real & sum) { sum += x(i) * y(i); });
 #endif
 }
 
@@ -37,12 +38,14 @@ Real norm2(const Vector<ExecSpace>& x) {
 
 /// y = alpha x + beta y
 template <class ExecSpace>
-void axpby(Real alpha, const Vector<ExecSpace>& x, Real beta, const Vector<ExecSpace>& y) {
+void axpby(Real alpha, const Vector<ExecSpace>& x, Real beta,
+           const Vector<ExecSpace>& y) {
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   KokkosBlas::axpby(alpha, x, beta, y);
 #else
-  forEachIndex("kfvm::Blas::axpby", ExecSpace(), Ordinal(x.extent(0)),
-               KOKKOS_LAMBDA(Ordinal i) { y(i) = alpha * x(i) + beta * y(i); });
+  forEachIndex(
+      "kfvm::Blas::axpby", ExecSpace(), Ordinal(x.extent(0)),
+      KOKKOS_LAMBDA(Ordinal i) { y(i) = alpha * x(i) + beta * y(i); });
 #endif
 }
 
@@ -53,8 +56,9 @@ void multiplyElements(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   KokkosBlas::mult(Real(0), z, Real(1), x, y);
 #else
-  forEachIndex("kfvm::Blas::multiplyElements", ExecSpace(), Ordinal(x.extent(0)),
-               KOKKOS_LAMBDA(Ordinal i) { z(i) = x(i) * y(i); });
+  forEachIndex(
+      "kfvm::Blas::multiplyElements", ExecSpace(), Ordinal(x.extent(0)),
+      KOKKOS_LAMBDA(Ordinal i) { z(i) = x(i) * y(i); });
 #endif
 }
 

@@ -15,8 +15,8 @@ CrsMatrix<ExecSpace>::CrsMatrix(const std::string& label, Ordinal numRows,
       rowOffsets_(rowOffsets),
       columns_(columns),
       values_(label + "::values", columns.extent(0)) {
-  require(numRows >= 0 && numColumns >= 0, "matrix dimensions must be >= 0, got ", numRows,
-          " x ", numColumns);
+  require(numRows >= 0 && numColumns >= 0, "matrix dimensions must be >= 0, got ",
+          numRows, " x ", numColumns);
   require(rowOffsets.extent(0) == std::size_t(numRows) + 1, "matrix with ", numRows,
           " rows needs ", numRows + 1, " row offsets, got ", rowOffsets.extent(0));
 }
@@ -30,20 +30,22 @@ CrsMatrix<ExecSpace> CrsMatrix<ExecSpace>::fromHost(Ordinal numRows, Ordinal num
           numRows, " x ", numColumns);
   require(rowOffsets.size() == std::size_t(numRows) + 1, "matrix with ", numRows,
           " rows needs ", numRows + 1, " row offsets, got ", rowOffsets.size());
-  require(rowOffsets.front() == 0, "first row offset must be 0, got ", rowOffsets.front());
+  require(rowOffsets.front() == 0, "first row offset must be 0, got ",
+          rowOffsets.front());
   require(rowOffsets.back() == columns.size() && columns.size() == values.size(),
           "last row offset (", rowOffsets.back(), "), column count (", columns.size(),
           ") and value count (", values.size(), ") must agree");
   for (Ordinal row = 0; row < numRows; ++row) {
     require(rowOffsets[row] <= rowOffsets[row + 1], "row offsets decrease at row ", row);
     for (Offset e = rowOffsets[row]; e < rowOffsets[row + 1]; ++e) {
-      require(columns[e] >= 0 && columns[e] < numColumns, "column ", columns[e], " in row ",
-              row, " is outside [0, ", numColumns, ")");
+      require(columns[e] >= 0 && columns[e] < numColumns, "column ", columns[e],
+              " in row ", row, " is outside [0, ", numColumns, ")");
       require(e == rowOffsets[row] || columns[e] > columns[e - 1], "columns of row ", row,
               " are not strictly increasing at column ", columns[e]);
     }
   }
-  DeviceView<Offset*, ExecSpace> offsets("kfvm::CrsMatrix::rowOffsets", rowOffsets.size());
+  DeviceView<Offset*, ExecSpace> offsets("kfvm::CrsMatrix::rowOffsets",
+                                         rowOffsets.size());
   DeviceView<Ordinal*, ExecSpace> cols("kfvm::CrsMatrix::columns", columns.size());
   auto hostOffsets = Kokkos::create_mirror_view(offsets);
   auto hostColumns = Kokkos::create_mirror_view(cols);
@@ -65,7 +67,8 @@ std::vector<std::vector<Real>> CrsMatrix<ExecSpace>::toDenseHost() const {
   auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
   std::vector<std::vector<Real>> dense(numRows_, std::vector<Real>(numColumns_, Real(0)));
   for (Ordinal row = 0; row < numRows_; ++row) {
-    for (Offset e = offsets(row); e < offsets(row + 1); ++e) dense[row][cols(e)] = vals(e);
+    for (Offset e = offsets(row); e < offsets(row + 1); ++e)
+      dense[row][cols(e)] = vals(e);
   }
   return dense;
 }
@@ -73,24 +76,25 @@ std::vector<std::vector<Real>> CrsMatrix<ExecSpace>::toDenseHost() const {
 template <class ExecSpace>
 void multiply(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
               const Vector<ExecSpace>& y) {
-  require(x.extent(0) == std::size_t(A.numColumns()) && y.extent(0) == std::size_t(A.numRows()),
+  require(x.extent(0) == std::size_t(A.numColumns()) &&
+              y.extent(0) == std::size_t(A.numRows()),
           "multiply: matrix is ", A.numRows(), " x ", A.numColumns(), " but x has ",
           x.extent(0), " and y has ", y.extent(0), " entries");
   auto offsets = A.rowOffsets();
   auto columns = A.columns();
   auto values = A.values();
-  forEachIndex("kfvm::CrsMatrix::multiply", ExecSpace(), A.numRows(),
-               KOKKOS_LAMBDA(Ordinal row) {
-                 Real sum = 0;
-                 for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
-                   sum += values(e) * x(columns(e));
-                 }
-                 y(row) = sum;
-               });
+  forEachIndex(
+      "kfvm::CrsMatrix::multiply", ExecSpace(), A.numRows(), KOKKOS_LAMBDA(Ordinal row) {
+        Real sum = 0;
+        for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
+          sum += values(e) * x(columns(e));
+        }
+        y(row) = sum;
+      });
 }
 
-#define KFVM_INSTANTIATE_CRS(Space)                                                    \
-  template class CrsMatrix<Space>;                                                     \
+#define KFVM_INSTANTIATE_CRS(Space)                                            \
+  template class CrsMatrix<Space>;                                             \
   template void multiply<Space>(const CrsMatrix<Space>&, const Vector<Space>&, \
                                 const Vector<Space>&);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_CRS)

@@ -15,7 +15,8 @@ class CrsMatrix {
  public:
   CrsMatrix() = default;
   CrsMatrix(const std::string& label, Ordinal numRows, Ordinal numColumns,
-            DeviceView<Offset*, ExecSpace> rowOffsets, DeviceView<Ordinal*, ExecSpace> columns);
+            DeviceView<Offset*, ExecSpace> rowOffsets,
+            DeviceView<Ordinal*, ExecSpace> columns);
 
   /// A matrix from host arrays in CRS form; throws kfvm::Error naming the bad entry when
   /// offsets decrease, a column is out of range or columns of a row are not increasing.

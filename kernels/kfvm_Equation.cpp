@@ -16,7 +16,8 @@ template <class ExecSpace>
 void requireValidCoefficient(const Coefficient<ExecSpace>& coefficient, const char* role,
                              const char* where, bool nonNegative) {
   if (!coefficient.isField()) {
-    require(std::isfinite(coefficient.constant) && (!nonNegative || coefficient.constant >= 0),
+    require(std::isfinite(coefficient.constant) &&
+                (!nonNegative || coefficient.constant >= 0),
             role, " coefficient must be finite", nonNegative ? " and >= 0" : "", ", got ",
             coefficient.constant);
     return;
@@ -35,8 +36,8 @@ void requireValidCoefficient(const Coefficient<ExecSpace>& coefficient, const ch
   if (firstBad < n) {
     Real value = 0;
     Kokkos::deep_copy(value, Kokkos::subview(values, firstBad));
-    fail(role, " coefficient at ", where, " ", firstBad, " is ", value, " (must be finite",
-         nonNegative ? " and >= 0)" : ")");
+    fail(role, " coefficient at ", where, " ", firstBad, " is ", value,
+         " (must be finite", nonNegative ? " and >= 0)" : ")");
   }
 }
 
@@ -131,7 +132,8 @@ Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
 template <class ExecSpace>
 void Equation<ExecSpace>::validate() const {
   Details::requireValidCoefficient(rho_, "transient", "cell", true);
-  Details::requireValidCoefficient(D_, "diffusion", diffusionPerFace_ ? "face" : "cell", true);
+  Details::requireValidCoefficient(D_, "diffusion", diffusionPerFace_ ? "face" : "cell",
+                                   true);
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   Details::requireValidCoefficient(s_, "source", "cell", false);
 }

@@ -52,21 +52,24 @@ double medianSeconds(int repeat, const std::function<void()>& body) {
     const auto start = std::chrono::steady_clock::now();
     body();
     Kokkos::fence();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   return times[times.size() / 2];
 }
 
 void copyKernel(const kfvm::Vector<Space>& from, const kfvm::Vector<Space>& to) {
-  kfvm::forEachIndex("kfvm::bench::copy", Space(), Ordinal(from.extent(0)),
-                     KOKKOS_LAMBDA(Ordinal i) { to(i) = from(i); });
+  kfvm::forEachIndex(
+      "kfvm::bench::copy", Space(), Ordinal(from.extent(0)),
+      KOKKOS_LAMBDA(Ordinal i) { to(i) = from(i); });
 }
 
 void fillWavy(kfvm::CellField<Space>& phi, const kfvm::Mesh<Space>& mesh) {
-  kfvm::setFromCellCentres(phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return kfvm::Compat::sin(Real(3) * x) * kfvm::Compat::sin(Real(2) * y + z);
-  });
+  kfvm::setFromCellCentres(
+      phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
+        return kfvm::Compat::sin(Real(3) * x) * kfvm::Compat::sin(Real(2) * y + z);
+      });
 }
 
 std::vector<Result> benchmarkSize(int n, int repeat) {
@@ -77,7 +80,8 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   const double cells = mesh.numCells();
   Equation<Space> equation(mesh);
   equation.transient().diffusion(1.0);
-  for (Patch patch : allPatches) equation.boundary(patch, BoundaryCondition::dirichlet(0));
+  for (Patch patch : allPatches)
+    equation.boundary(patch, BoundaryCondition::dirichlet(0));
   CellField<Space> phi(mesh, "phi");
   fillWavy(phi, mesh);
   Vector<Space> x = phi.values(), y("kfvm::bench::y", mesh.numCells()),
@@ -89,15 +93,18 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   const double nnz = double(A.numEntries());
   const double faces = mesh.numFaces();
 
-  auto time = [&](const std::string& name, double bytes, const std::function<void()>& body) {
+  auto time = [&](const std::string& name, double bytes,
+                  const std::function<void()>& body) {
     results.push_back({name, n, medianSeconds(repeat, body), bytes});
   };
   time("copy (deep_copy)", 2 * cells * S, [&] { Kokkos::deep_copy(Space(), y, x); });
   time("copy (RangePolicy)", 2 * cells * S, [&] { copyKernel(x, y); });
   StencilOperator<Space> stencil(assembler);
   // x, diagonal, y and the face coefficients (about 3 per cell) once each.
-  time("matrix-free 7-point apply", (3 * cells + faces) * S, [&] { stencil.apply(x, y); });
-  time("CRS SpMV (kfvm)", nnz * (S + sizeof(Ordinal)) + (cells + 1) * sizeof(Offset) + 2 * cells * S,
+  time("matrix-free 7-point apply", (3 * cells + faces) * S,
+       [&] { stencil.apply(x, y); });
+  time("CRS SpMV (kfvm)",
+       nnz * (S + sizeof(Ordinal)) + (cells + 1) * sizeof(Offset) + 2 * cells * S,
        [&] { multiply(A, x, y); });
   // generic face path: x, y, coefficients, plus the connectivity it gathers through.
   const double connectivity = double(mesh.cellFaces().extent(0)) * sizeof(Ordinal) +
@@ -105,14 +112,16 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   time("face-gather operator", (2 * cells + faces) * S + connectivity + faces * S,
        [&] { assembler.applySpatialOperator(x, y); });
   time("CRS refill (assembly)",
-       (nnz + 3 * cells + 2 * faces) * S + connectivity + double(mesh.cellFaces().extent(0)) * sizeof(Offset),
+       (nnz + 3 * cells + 2 * faces) * S + connectivity +
+           double(mesh.cellFaces().extent(0)) * sizeof(Offset),
        [&] { assembler.assemble(invDt, 1, phi, rhs); });
   Real sink = 0;
   time("dot", 2 * cells * S, [&] { sink += Blas::dot(x, y); });
   time("axpby", 3 * cells * S, [&] { Blas::axpby(Real(1e-9), x, Real(1), y); });
 
   // One backward-Euler step to rtol 1e-8 with Jacobi-CG, from the same initial field.
-  ImplicitStepper<Space> stepper(equation, makeLinearSolver<Space>("cg", {{"tolerance", "1e-8"}}));
+  ImplicitStepper<Space> stepper(equation,
+                                 makeLinearSolver<Space>("cg", {{"tolerance", "1e-8"}}));
   CellField<Space> work(mesh, "work");
   int iterations = 0;
   const double stepSeconds = medianSeconds(std::max(3, repeat / 4), [&] {
@@ -120,11 +129,14 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
     iterations = stepper.step(work, Real(1) / invDt).iterations;
   });
   // Per CG iteration: SpMV + 3 dots (r.z fused with nothing yet) + 3 axpby + Jacobi.
-  const double iterationBytes = nnz * (S + sizeof(Ordinal)) + (cells + 1) * sizeof(Offset) +
+  const double iterationBytes = nnz * (S + sizeof(Ordinal)) +
+                                (cells + 1) * sizeof(Offset) +
                                 cells * S * (2 + 2 + 2 + 2 + 3 * 3 + 3);
-  results.push_back({"CG iteration (Jacobi)", n, stepSeconds / std::max(iterations, 1), iterationBytes});
-  results.push_back({"backward-Euler step, rtol 1e-8 (" + std::to_string(iterations) + " it)", n,
-                     stepSeconds, iterationBytes * iterations});
+  results.push_back({"CG iteration (Jacobi)", n, stepSeconds / std::max(iterations, 1),
+                     iterationBytes});
+  results.push_back(
+      {"backward-Euler step, rtol 1e-8 (" + std::to_string(iterations) + " it)", n,
+       stepSeconds, iterationBytes * iterations});
   if (sink == Real(12345.678)) std::printf(" ");  // keep the dots alive
   return results;
 }
@@ -146,8 +158,9 @@ int main(int argc, char* argv[]) {
 
   std::ostringstream out;
   out << "{\n  \"backend\": \"" << Space::name() << "\",\n  \"kokkos_version\": \""
-      << kfvm::Compat::kokkosVersion() << "\",\n  \"git_revision\": \"" << KFVM_GIT_REVISION
-      << "\",\n  \"real\": \"" << (sizeof(Real) == 8 ? "double" : "float")
+      << kfvm::Compat::kokkosVersion() << "\",\n  \"git_revision\": \""
+      << KFVM_GIT_REVISION << "\",\n  \"real\": \""
+      << (sizeof(Real) == 8 ? "double" : "float")
       << "\",\n  \"concurrency\": " << Space().concurrency() << ",\n  \"results\": [";
   std::printf("kfvm-bench: backend %s, Kokkos %s, revision %s, %s, median of %d\n",
               Space::name(), kfvm::Compat::kokkosVersion().c_str(), KFVM_GIT_REVISION,
@@ -161,10 +174,10 @@ int main(int argc, char* argv[]) {
     for (const auto& r : results) {
       std::printf("%-44s %12.4f %10.1f %8.2f\n", r.kernel.c_str(), r.seconds * 1e3,
                   r.bandwidth() / 1e9, r.bandwidth() / copy);
-      out << (first ? "\n" : ",\n") << "    {\"kernel\": \"" << r.kernel << "\", \"n\": " << n
-          << ", \"seconds\": " << r.seconds << ", \"bytes\": " << r.bytes
-          << ", \"GBps\": " << r.bandwidth() / 1e9 << ", \"of_copy\": " << r.bandwidth() / copy
-          << "}";
+      out << (first ? "\n" : ",\n") << "    {\"kernel\": \"" << r.kernel
+          << "\", \"n\": " << n << ", \"seconds\": " << r.seconds
+          << ", \"bytes\": " << r.bytes << ", \"GBps\": " << r.bandwidth() / 1e9
+          << ", \"of_copy\": " << r.bandwidth() / copy << "}";
       first = false;
     }
   }

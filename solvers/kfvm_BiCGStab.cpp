@@ -25,7 +25,8 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
     t_ = Vector<ExecSpace>("kfvm::BiCGStab::t", n);
   }
 
-  SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) override {
+  SolverReport solveImpl(const Vector<ExecSpace>& b,
+                         const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
     multiply(A, x, r_);
     Blas::axpby(Real(1), b, Real(-1), r_);  // r = b - A x
@@ -33,7 +34,8 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
     const double initial = Blas::norm2(r_);
     double residual = initial;
     int iteration = 0;
-    if (residual <= target) return finishReport("bicgstab", 0, initial, residual, target, false);
+    if (residual <= target)
+      return finishReport("bicgstab", 0, initial, residual, target, false);
     Blas::copy(r_, shadow_);
     Kokkos::deep_copy(ExecSpace(), p_, Real(0));
     Kokkos::deep_copy(ExecSpace(), v_, Real(0));

@@ -24,7 +24,8 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
     q_ = Vector<ExecSpace>("kfvm::ConjugateGradient::q", n);
   }
 
-  SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) override {
+  SolverReport solveImpl(const Vector<ExecSpace>& b,
+                         const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
     multiply(A, x, r_);
     Blas::axpby(Real(1), b, Real(-1), r_);  // r = b - A x
@@ -32,7 +33,8 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
     const double initial = Blas::norm2(r_);
     double residual = initial;
     int iteration = 0;
-    if (residual <= target) return finishReport("cg", 0, initial, residual, target, false);
+    if (residual <= target)
+      return finishReport("cg", 0, initial, residual, target, false);
     this->precondition(r_, z_);
     Blas::copy(z_, p_);
     double rz = Blas::dot(r_, z_);
@@ -59,11 +61,12 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
 };
 
 template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeConjugateGradient(const Parameters& parameters) {
+std::unique_ptr<LinearSolver<ExecSpace>> makeConjugateGradient(
+    const Parameters& parameters) {
   return std::make_unique<ConjugateGradient<ExecSpace>>(parameters);
 }
 
-#define KFVM_INSTANTIATE_CG(Space)                                                  \
+#define KFVM_INSTANTIATE_CG(Space)                                            \
   template std::unique_ptr<LinearSolver<Space>> makeConjugateGradient<Space>( \
       const Parameters&);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_CG)

@@ -15,7 +15,8 @@ template <class ExecSpace>
 class Gmres final : public LinearSolver<ExecSpace> {
  public:
   explicit Gmres(const Parameters& parameters)
-      : LinearSolver<ExecSpace>("gmres", parameters), restart_(parameters.getInt("restart", 30)) {
+      : LinearSolver<ExecSpace>("gmres", parameters),
+        restart_(parameters.getInt("restart", 30)) {
     require(restart_ > 0 && restart_ <= 1000, "gmres restart must be in [1, 1000], got ",
             restart_);
     const std::size_t m = std::size_t(restart_);
@@ -27,7 +28,9 @@ class Gmres final : public LinearSolver<ExecSpace> {
   }
 
  private:
-  double& h(int row, int column) { return hessenberg_[std::size_t(column) * (restart_ + 1) + row]; }
+  double& h(int row, int column) {
+    return hessenberg_[std::size_t(column) * (restart_ + 1) + row];
+  }
 
   void setupImpl(Ordinal n) override {
     basis_.clear();
@@ -38,7 +41,8 @@ class Gmres final : public LinearSolver<ExecSpace> {
     z_ = Vector<ExecSpace>("kfvm::Gmres::z", n);
   }
 
-  SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) override {
+  SolverReport solveImpl(const Vector<ExecSpace>& b,
+                         const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
     const double target = this->target(Blas::norm2(b));
     auto& r = basis_[0];
@@ -48,8 +52,8 @@ class Gmres final : public LinearSolver<ExecSpace> {
     double residual = initial;
     int iteration = 0;
     bool breakdown = false;
-    while (residual > target && std::isfinite(residual) && iteration < this->maxIterations() &&
-           !breakdown) {
+    while (residual > target && std::isfinite(residual) &&
+           iteration < this->maxIterations() && !breakdown) {
       // r = basis_[0] holds the residual here.
       Blas::axpby(Real(0), r, Real(1 / residual), r);
       std::fill(g_.begin(), g_.end(), 0.0);

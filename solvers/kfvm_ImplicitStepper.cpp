@@ -9,12 +9,13 @@ namespace kfvm {
 TimeScheme timeSchemeFromName(const std::string& name) {
   if (name == "backward-euler" || name == "be") return TimeScheme::BackwardEuler;
   if (name == "crank-nicolson" || name == "cn") return TimeScheme::CrankNicolson;
-  fail("unknown time scheme '", name, "' (known: backward-euler or be, crank-nicolson or cn)");
+  fail("unknown time scheme '", name,
+       "' (known: backward-euler or be, crank-nicolson or cn)");
 }
 
 template <class ExecSpace>
-ImplicitStepper<ExecSpace>::ImplicitStepper(const Equation<ExecSpace>& equation,
-                                            std::unique_ptr<LinearSolver<ExecSpace>> solver)
+ImplicitStepper<ExecSpace>::ImplicitStepper(
+    const Equation<ExecSpace>& equation, std::unique_ptr<LinearSolver<ExecSpace>> solver)
     : assembler_(equation),
       solver_(std::move(solver)),
       previous_(equation.mesh(), "kfvm::ImplicitStepper::previous"),
@@ -22,7 +23,8 @@ ImplicitStepper<ExecSpace>::ImplicitStepper(const Equation<ExecSpace>& equation,
   require(solver_ != nullptr, "ImplicitStepper needs a linear solver, got none");
   // A representative assembly, so that the solver sets up (and allocates its workspaces)
   // once, here, on a matrix with the real structure and a meaningful diagonal.
-  assembler_.assemble(equation.hasTransient() ? Real(1) : Real(0), Real(1), previous_, rhs_);
+  assembler_.assemble(equation.hasTransient() ? Real(1) : Real(0), Real(1), previous_,
+                      rhs_);
   solver_->setMatrix(assembler_.matrix());
 }
 
@@ -39,7 +41,8 @@ SolverReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt
   phi.requireOn(assembler_.equation().mesh(), "solution");
   require(assembler_.equation().hasTransient(),
           "step() needs an equation with a TransientTerm; use solveSteady() otherwise");
-  require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ", dt);
+  require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
+          dt);
   Kokkos::deep_copy(ExecSpace(), previous_.values(), phi.values());
   const Real theta = scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1);
   assembler_.assemble(Real(1) / dt, theta, previous_, rhs_);

@@ -12,8 +12,9 @@ namespace kfvm {
 
 namespace Details {
 
-SolverReport finishReport(const std::string& solver, int iterations, double initialResidual,
-                          double residual, double target, bool stoppedByLimit) {
+SolverReport finishReport(const std::string& solver, int iterations,
+                          double initialResidual, double residual, double target,
+                          bool stoppedByLimit) {
   SolverReport report;
   report.solver = solver;
   report.iterations = iterations;
@@ -26,8 +27,9 @@ SolverReport finishReport(const std::string& solver, int iterations, double init
     report.reason = concatenate("not converged: residual became ", residual, " after ",
                                 iterations, " iterations");
   } else if (stoppedByLimit) {
-    report.reason = concatenate("not converged: iteration limit ", iterations,
-                                " reached with residual ", residual, " > target ", target);
+    report.reason =
+        concatenate("not converged: iteration limit ", iterations,
+                    " reached with residual ", residual, " > target ", target);
   } else {
     report.reason = concatenate("not converged: breakdown after ", iterations,
                                 " iterations with residual ", residual);
@@ -44,8 +46,9 @@ LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parame
       absoluteTolerance_(parameters.getDouble("absolute_tolerance", 0)),
       maxIterations_(parameters.getInt("max_iterations", 1000)) {
   const std::string preconditioner = parameters.getString("preconditioner", "jacobi");
-  require(preconditioner == "jacobi" || preconditioner == "none", "unknown preconditioner '",
-          preconditioner, "' for solver '", name_, "' (known: jacobi, none)");
+  require(preconditioner == "jacobi" || preconditioner == "none",
+          "unknown preconditioner '", preconditioner, "' for solver '", name_,
+          "' (known: jacobi, none)");
   jacobi_ = preconditioner == "jacobi";
   require(std::isfinite(tolerance_) && tolerance_ >= 0 && tolerance_ < 1,
           "solver tolerance must be in [0, 1), got ", tolerance_);
@@ -53,18 +56,20 @@ LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parame
           "solver absolute_tolerance must be finite and >= 0, got ", absoluteTolerance_);
   require(tolerance_ > 0 || absoluteTolerance_ > 0,
           "solver tolerance and absolute_tolerance cannot both be 0");
-  require(maxIterations_ > 0, "solver max_iterations must be positive, got ", maxIterations_);
+  require(maxIterations_ > 0, "solver max_iterations must be positive, got ",
+          maxIterations_);
 }
 
 template <class ExecSpace>
 void LinearSolver<ExecSpace>::setMatrix(const CrsMatrix<ExecSpace>& matrix) {
-  require(matrix.numRows() > 0 && matrix.numRows() == matrix.numColumns(),
-          "solver '", name_, "' needs a square non-empty matrix, got ", matrix.numRows(),
-          " x ", matrix.numColumns());
+  require(matrix.numRows() > 0 && matrix.numRows() == matrix.numColumns(), "solver '",
+          name_, "' needs a square non-empty matrix, got ", matrix.numRows(), " x ",
+          matrix.numColumns());
   matrix_ = matrix;
   if (setupSize_ != matrix.numRows()) {
     setupSize_ = matrix.numRows();
-    inverseDiagonal_ = Vector<ExecSpace>("kfvm::LinearSolver::inverseDiagonal", setupSize_);
+    inverseDiagonal_ =
+        Vector<ExecSpace>("kfvm::LinearSolver::inverseDiagonal", setupSize_);
     setupImpl(setupSize_);
   }
   if (!jacobi_) return;
@@ -92,9 +97,10 @@ template <class ExecSpace>
 SolverReport LinearSolver<ExecSpace>::solve(const Vector<ExecSpace>& b,
                                             const Vector<ExecSpace>& x) {
   require(setupSize_ > 0, "solver '", name_, "': setMatrix() must come before solve()");
-  require(b.extent(0) == std::size_t(setupSize_) && x.extent(0) == std::size_t(setupSize_),
-          "solver '", name_, "': matrix has ", setupSize_, " rows but b has ", b.extent(0),
-          " and x has ", x.extent(0), " entries");
+  require(
+      b.extent(0) == std::size_t(setupSize_) && x.extent(0) == std::size_t(setupSize_),
+      "solver '", name_, "': matrix has ", setupSize_, " rows but b has ", b.extent(0),
+      " and x has ", x.extent(0), " entries");
   return solveImpl(b, x);
 }
 
@@ -128,12 +134,14 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& nam
   fail("unknown solver '", name, "' (known: cg, bicgstab, gmres)");
 }
 
-std::vector<std::string> linearSolverNames() { return {"cg", "bicgstab", "gmres"}; }
+std::vector<std::string> linearSolverNames() {
+  return {"cg", "bicgstab", "gmres"};
+}
 
-#define KFVM_INSTANTIATE_SOLVER(Space) \
-  template class LinearSolver<Space>;  \
-  template std::unique_ptr<LinearSolver<Space>> makeLinearSolver<Space>(const std::string&, \
-                                                                        const Parameters&);
+#define KFVM_INSTANTIATE_SOLVER(Space)                                   \
+  template class LinearSolver<Space>;                                    \
+  template std::unique_ptr<LinearSolver<Space>> makeLinearSolver<Space>( \
+      const std::string&, const Parameters&);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_SOLVER)
 
 }  // namespace kfvm

@@ -59,7 +59,8 @@ class LinearSolver {
 
  private:
   virtual void setupImpl(Ordinal size) = 0;
-  virtual SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) = 0;
+  virtual SolverReport solveImpl(const Vector<ExecSpace>& b,
+                                 const Vector<ExecSpace>& x) = 0;
 
   std::string name_;
   double tolerance_;
@@ -72,12 +73,12 @@ class LinearSolver {
 };
 
 /// Creates a native solver: "cg", "bicgstab" or "gmres". Parameters: tolerance (relative
-/// to ||b||, default 1e-8), absolute_tolerance (default 0), max_iterations (default 1000),
-/// preconditioner ("jacobi", the default, or "none"), restart (gmres only, default 30).
-/// An unknown name or parameter, or a value out of range, is a kfvm::Error.
+/// to ||b||, default 1e-8), absolute_tolerance (default 0), max_iterations (default
+/// 1000), preconditioner ("jacobi", the default, or "none"), restart (gmres only, default
+/// 30). An unknown name or parameter, or a value out of range, is a kfvm::Error.
 template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& name,
-                                                          const Parameters& parameters = {});
+std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(
+    const std::string& name, const Parameters& parameters = {});
 
 /// Names makeLinearSolver() accepts.
 std::vector<std::string> linearSolverNames();

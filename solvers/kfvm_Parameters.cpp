@@ -19,7 +19,8 @@ Parameters& Parameters::set(const std::string& key, int value) {
   return set(key, std::to_string(value));
 }
 
-std::string Parameters::getString(const std::string& key, const std::string& fallback) const {
+std::string Parameters::getString(const std::string& key,
+                                  const std::string& fallback) const {
   const auto it = entries_.find(key);
   return it == entries_.end() ? fallback : it->second;
 }
@@ -51,7 +52,8 @@ void Parameters::requireKnown(const std::set<std::string>& known,
     if (known.count(entry.first)) continue;
     std::ostringstream list;
     for (const auto& name : known) list << (list.tellp() > 0 ? ", " : "") << name;
-    fail("unknown parameter '", entry.first, "' for ", owner, " (known: ", list.str(), ")");
+    fail("unknown parameter '", entry.first, "' for ", owner, " (known: ", list.str(),
+         ")");
   }
 }
 

@@ -1,8 +1,8 @@
 #include "kfvm_TestHelpers.hpp"
 
 #include <kfvm_Assembler.hpp>
-#include <kfvm_KokkosCompat.hpp>
 #include <kfvm_ImplicitStepper.hpp>
+#include <kfvm_KokkosCompat.hpp>
 #include <kfvm_StencilOperator.hpp>
 
 #include <algorithm>
@@ -62,7 +62,8 @@ TEST(Assembly, MatrixAndRhsOn3x2MeshWithMixedConditionsMatchHandValues) {
   const auto dense = assembler.matrix().toDenseHost();
   for (int i = 0; i < 6; ++i) {
     for (int j = 0; j < 6; ++j) {
-      EXPECT_NEAR(dense[i][j], goldMatrix[i][j], tolerance(1e-13)) << "entry " << i << "," << j;
+      EXPECT_NEAR(dense[i][j], goldMatrix[i][j], tolerance(1e-13))
+          << "entry " << i << "," << j;
     }
   }
   EXPECT_LT(maxDifference(toHost(rhs), goldRhs), tolerance(1e-13));
@@ -100,43 +101,47 @@ TEST(Assembly, CrankNicolsonRhsUsesHalfTheOperatorOnOldValues) {
   for (int i = 0; i < 6; ++i) {
     double Kold = 0;
     for (int j = 0; j < 6; ++j) {
-      EXPECT_NEAR(dense[i][j], 0.5 * goldMatrix[i][j] + (i == j ? 0.5 : 0.0), tolerance(1e-13));
+      EXPECT_NEAR(dense[i][j], 0.5 * goldMatrix[i][j] + (i == j ? 0.5 : 0.0),
+                  tolerance(1e-13));
       Kold += goldMatrix[i][j] * oldValues[j];
     }
-    EXPECT_NEAR(values[i], 0.5 * oldValues[i] - 0.5 * Kold + goldRhs[i], tolerance(1e-12));
+    EXPECT_NEAR(values[i], 0.5 * oldValues[i] - 0.5 * Kold + goldRhs[i],
+                tolerance(1e-12));
   }
 }
 
 // Device lambdas live in free functions: CUDA does not allow them in constructors or in
 // gtest's private TestBody().
 void setSmoothDiffusivity(CellField<Space>& D, const Mesh<Space>& mesh) {
-  setFromCellCentres(D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return Real(1) + x * x + Real(0.5) * y + z;
-  });
+  setFromCellCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
+        return Real(1) + x * x + Real(0.5) * y + z;
+      });
 }
 
 void setWavyField(CellField<Space>& phi, const Mesh<Space>& mesh) {
-  setFromCellCentres(phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return Compat::sin(Real(7) * x + Real(3) * y) + z;
-  });
+  setFromCellCentres(
+      phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
+        return Compat::sin(Real(7) * x + Real(3) * y) + z;
+      });
 }
 
 void setLinearField(CellField<Space>& phi, const Mesh<Space>& mesh) {
-  setFromCellCentres(phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return x - Real(2) * y * z + Real(1);
-  });
+  setFromCellCentres(
+      phi, mesh,
+      KOKKOS_LAMBDA(Real x, Real y, Real z) { return x - Real(2) * y * z + Real(1); });
 }
 
 void setPositiveBumps(CellField<Space>& phi, const Mesh<Space>& mesh) {
-  setFromCellCentres(phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return Compat::sin(Real(9) * x) * Compat::sin(Real(5) * y + z) + Real(2);
-  });
+  setFromCellCentres(
+      phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
+        return Compat::sin(Real(9) * x) * Compat::sin(Real(5) * y + z) + Real(2);
+      });
 }
 
 void setLayeredDiffusivity(CellField<Space>& D, const Mesh<Space>& mesh) {
-  setFromCellCentres(D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return Real(0.5) + x + y * z;
-  });
+  setFromCellCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) { return Real(0.5) + x + y * z; });
 }
 
 /// A 3D non-uniform mesh with variable D and every kind of boundary condition.
@@ -165,14 +170,16 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
   for (const auto& grid :
        {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3, 0.05}),
         CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2}),
-        CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2}, {0.3, 0.1, 0.2, 0.25})}) {
+        CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2},
+                                   {0.3, 0.1, 0.2, 0.25})}) {
     MixedProblem3D problem(grid);
     Assembler<Space> assembler(problem.equation);
     StencilOperator<Space> stencil(assembler);
     CellField<Space> old(problem.mesh, "old");
     setWavyField(old, problem.mesh);
     const Ordinal n = problem.mesh.numCells();
-    Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromStencil("fromStencil", n);
+    Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n),
+        fromStencil("fromStencil", n);
     for (const Real theta : {Real(1), Real(0.5)}) {
       assembler.assemble(10, theta, old, rhs);
       multiply(assembler.matrix(), old.values(), fromMatrix);
@@ -180,13 +187,15 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
       const auto a = toHost(fromMatrix), b = toHost(fromStencil);
       double scale = 0;
       for (double v : a) scale = std::max(scale, std::abs(v));
-      EXPECT_LT(maxDifference(a, b), tolerance(1e-14) * scale) << "dimension " << grid.dimension();
+      EXPECT_LT(maxDifference(a, b), tolerance(1e-14) * scale)
+          << "dimension " << grid.dimension();
     }
   }
 }
 
 TEST(Assembly, GenericFaceOperatorMatchesMatrixWithoutMass) {
-  MixedProblem3D problem(CartesianGrid::fromSpacing({0.1, 0.2, 0.15}, {0.4, 0.1}, {0.3, 0.1}));
+  MixedProblem3D problem(
+      CartesianGrid::fromSpacing({0.1, 0.2, 0.15}, {0.4, 0.1}, {0.3, 0.1}));
   Assembler<Space> assembler(problem.equation);
   CellField<Space> x(problem.mesh, "x");
   setLinearField(x, problem.mesh);
@@ -208,7 +217,8 @@ TEST(Assembly, ClosedDomainConservesIntegralOver100ImplicitSteps) {
   equation.transient().diffusion(D);  // every patch zero-flux by default
   const double initial = integrate(phi, mesh);
   ImplicitStepper<Space> stepper(
-      equation, makeLinearSolver<Space>("cg", {{"tolerance", "1e-14"}, {"max_iterations", "2000"}}));
+      equation, makeLinearSolver<Space>(
+                    "cg", {{"tolerance", "1e-14"}, {"max_iterations", "2000"}}));
   for (int step = 0; step < 100; ++step) {
     const auto report = stepper.step(phi, 0.01);
     ASSERT_TRUE(report.converged) << report.reason;

@@ -27,10 +27,10 @@ std::vector<double> gradedVertices(int n) {
 /// Dirichlet values of an exact solution on every boundary face of a patch.
 template <class Exact>
 std::vector<Real> boundaryValues(const Mesh<Space>& mesh, Patch patch, Exact exact) {
-  const auto faces = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                         mesh.boundaryFaces());
-  const auto centres = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                           mesh.faceCentres());
+  const auto faces =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.boundaryFaces());
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceCentres());
   std::vector<Real> values;
   for (Ordinal i = 0; i < mesh.patchSize(patch); ++i) {
     const Ordinal f = faces(mesh.patchFirstSlot(patch) + i);
@@ -43,8 +43,8 @@ std::vector<Real> boundaryValues(const Mesh<Space>& mesh, Patch patch, Exact exa
 template <class Exact>
 double l2Error(const CellField<Space>& phi, const Mesh<Space>& mesh, Exact exact) {
   const auto values = toHost(phi.values());
-  const auto centres = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                           mesh.cellCentres());
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
   const auto volumes = toHost(mesh.cellVolumes());
   double sum = 0;
   for (Ordinal c = 0; c < mesh.numCells(); ++c) {
@@ -55,25 +55,27 @@ double l2Error(const CellField<Space>& phi, const Mesh<Space>& mesh, Exact exact
 }
 
 // 2D: phi = sin(pi x) sin(pi y) + x, D = 1 + x + y^2 per cell (harmonic face means).
-double exact2D(double x, double y, double) { return std::sin(pi * x) * std::sin(pi * y) + x; }
+double exact2D(double x, double y, double) {
+  return std::sin(pi * x) * std::sin(pi * y) + x;
+}
 
 void setSource2D(CellField<Space>& s, const Mesh<Space>& mesh) {
   const double p = pi;
-  setFromCellCentres(s, mesh, KOKKOS_LAMBDA(Real xr, Real yr, Real) {
-    const double x = xr, y = yr;
-    const double sx = Compat::sin(p * x), cx = Compat::cos(p * x);
-    const double sy = Compat::sin(p * y), cy = Compat::cos(p * y);
-    const double D = 1 + x + y * y;
-    const double phiX = p * cx * sy + 1, phiY = p * sx * cy;
-    const double laplacian = -2 * p * p * sx * sy;
-    return Real(-(phiX + 2 * y * phiY + D * laplacian));  // s = -div(D grad phi)
-  });
+  setFromCellCentres(
+      s, mesh, KOKKOS_LAMBDA(Real xr, Real yr, Real) {
+        const double x = xr, y = yr;
+        const double sx = Compat::sin(p * x), cx = Compat::cos(p * x);
+        const double sy = Compat::sin(p * y), cy = Compat::cos(p * y);
+        const double D = 1 + x + y * y;
+        const double phiX = p * cx * sy + 1, phiY = p * sx * cy;
+        const double laplacian = -2 * p * p * sx * sy;
+        return Real(-(phiX + 2 * y * phiY + D * laplacian));  // s = -div(D grad phi)
+      });
 }
 
 void setDiffusivity2D(CellField<Space>& D, const Mesh<Space>& mesh) {
-  setFromCellCentres(D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real) {
-    return Real(1) + x + y * y;
-  });
+  setFromCellCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real) { return Real(1) + x + y * y; });
 }
 
 double solve2D(int n) {
@@ -84,10 +86,12 @@ double solve2D(int n) {
   Equation<Space> equation(mesh);
   equation.diffusion(D).source(s);
   for (Patch patch : {Patch::Left, Patch::Right, Patch::Bottom, Patch::Top}) {
-    equation.boundary(patch, BoundaryCondition::dirichlet(boundaryValues(mesh, patch, exact2D)));
+    equation.boundary(patch,
+                      BoundaryCondition::dirichlet(boundaryValues(mesh, patch, exact2D)));
   }
   ImplicitStepper<Space> stepper(
-      equation, makeLinearSolver<Space>("cg", {{"tolerance", "1e-12"}, {"max_iterations", "5000"}}));
+      equation, makeLinearSolver<Space>(
+                    "cg", {{"tolerance", "1e-12"}, {"max_iterations", "5000"}}));
   const auto report = stepper.solveSteady(phi);
   EXPECT_TRUE(report.converged) << report.reason;
   return l2Error(phi, mesh, exact2D);
@@ -100,22 +104,23 @@ double exact3D(double x, double y, double z) {
 
 void setSource3D(CellField<Space>& s, const Mesh<Space>& mesh) {
   const double p = pi;
-  setFromCellCentres(s, mesh, KOKKOS_LAMBDA(Real xr, Real yr, Real zr) {
-    const double x = xr, y = yr, z = zr;
-    const double sx = Compat::sin(p * x), cx = Compat::cos(p * x);
-    const double sy = Compat::sin(p * y), cy = Compat::cos(p * y);
-    const double sz = Compat::sin(p * z), cz = Compat::cos(p * z);
-    const double D = 1 + x * y * z;
-    const double phiX = p * cx * sy * sz, phiY = p * sx * cy * sz + 1, phiZ = p * sx * sy * cz;
-    const double laplacian = -3 * p * p * sx * sy * sz;
-    return Real(-(y * z * phiX + x * z * phiY + x * y * phiZ + D * laplacian));
-  });
+  setFromCellCentres(
+      s, mesh, KOKKOS_LAMBDA(Real xr, Real yr, Real zr) {
+        const double x = xr, y = yr, z = zr;
+        const double sx = Compat::sin(p * x), cx = Compat::cos(p * x);
+        const double sy = Compat::sin(p * y), cy = Compat::cos(p * y);
+        const double sz = Compat::sin(p * z), cz = Compat::cos(p * z);
+        const double D = 1 + x * y * z;
+        const double phiX = p * cx * sy * sz, phiY = p * sx * cy * sz + 1,
+                     phiZ = p * sx * sy * cz;
+        const double laplacian = -3 * p * p * sx * sy * sz;
+        return Real(-(y * z * phiX + x * z * phiY + x * y * phiZ + D * laplacian));
+      });
 }
 
 void setFaceDiffusivity3D(FaceField<Space>& D, const Mesh<Space>& mesh) {
-  setFromFaceCentres(D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-    return Real(1) + x * y * z;
-  });
+  setFromFaceCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) { return Real(1) + x * y * z; });
 }
 
 double solve3D(int n) {
@@ -128,10 +133,12 @@ double solve3D(int n) {
   Equation<Space> equation(mesh);
   equation.diffusion(D).source(s);
   for (Patch patch : allPatches) {
-    equation.boundary(patch, BoundaryCondition::dirichlet(boundaryValues(mesh, patch, exact3D)));
+    equation.boundary(patch,
+                      BoundaryCondition::dirichlet(boundaryValues(mesh, patch, exact3D)));
   }
   ImplicitStepper<Space> stepper(
-      equation, makeLinearSolver<Space>("cg", {{"tolerance", "1e-12"}, {"max_iterations", "5000"}}));
+      equation, makeLinearSolver<Space>(
+                    "cg", {{"tolerance", "1e-12"}, {"max_iterations", "5000"}}));
   const auto report = stepper.solveSteady(phi);
   EXPECT_TRUE(report.converged) << report.reason;
   return l2Error(phi, mesh, exact3D);
@@ -140,8 +147,8 @@ double solve3D(int n) {
 void expectSecondOrder(const std::vector<double>& errors, const char* what) {
   for (std::size_t i = 1; i < errors.size(); ++i) {
     const double order = std::log2(errors[i - 1] / errors[i]);
-    std::printf("  %s: L2 error %.4e -> %.4e, order %.3f\n", what, errors[i - 1], errors[i],
-                order);
+    std::printf("  %s: L2 error %.4e -> %.4e, order %.3f\n", what, errors[i - 1],
+                errors[i], order);
     EXPECT_GE(order, 1.9) << what << " refinement " << i;
   }
 }

@@ -11,12 +11,14 @@ namespace {
 using Space = TestExecSpace;
 
 std::unique_ptr<LinearSolver<Space>> tightSolver(const std::string& name = "cg") {
-  return makeLinearSolver<Space>(name, {{"tolerance", "1e-13"}, {"max_iterations", "5000"}});
+  return makeLinearSolver<Space>(name,
+                                 {{"tolerance", "1e-13"}, {"max_iterations", "5000"}});
 }
 
 TEST(Diffusion1D, SteadyProfileBetweenTwoDirichletValuesIsLinear) {
-  for (const auto& grid : {CartesianGrid::uniform1D(50, 1.0),
-                           CartesianGrid::fromSpacing({0.1, 0.3, 0.05, 0.2, 0.15, 0.2})}) {
+  for (const auto& grid :
+       {CartesianGrid::uniform1D(50, 1.0),
+        CartesianGrid::fromSpacing({0.1, 0.3, 0.05, 0.2, 0.15, 0.2})}) {
     Mesh<Space> mesh(grid);
     Equation<Space> equation(mesh);
     equation.diffusion(2.5)
@@ -27,8 +29,8 @@ TEST(Diffusion1D, SteadyProfileBetweenTwoDirichletValuesIsLinear) {
     const auto report = stepper.solveSteady(phi);
     ASSERT_TRUE(report.converged) << report.reason;
     const auto values = toHost(phi.values());
-    const auto centres = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                             mesh.cellCentres());
+    const auto centres =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
     for (Ordinal c = 0; c < mesh.numCells(); ++c) {
       EXPECT_NEAR(values[c], 3.0 - 4.0 * centres(c, 0), tolerance(1e-11)) << "cell " << c;
     }

@@ -28,13 +28,17 @@ TEST(Errors, BoundaryConditionOnMissingPatchIsRejected) {
   Equation<Space> equation(mesh);
   expectError([&] { equation.boundary(Patch::Front, BoundaryCondition::dirichlet(1)); },
               {"'front'", "does not exist"});
-  expectError([&] {
-    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(std::vector<Real>{1, 2}));
-  }, {"'left'", "2 face values", "3 faces"});
+  expectError(
+      [&] {
+        equation.boundary(Patch::Left,
+                          BoundaryCondition::dirichlet(std::vector<Real>{1, 2}));
+      },
+      {"'left'", "2 face values", "3 faces"});
   expectError([] { BoundaryCondition::robin(0, 0, 1); }, {"cannot both be zero"});
   expectError([] { BoundaryCondition::robin(-1, 1, 1); }, {"coefficient a", "-1"});
-  expectError([] { BoundaryCondition::dirichlet(std::numeric_limits<Real>::quiet_NaN()); },
-              {"boundary value", "nan"});
+  expectError(
+      [] { BoundaryCondition::dirichlet(std::numeric_limits<Real>::quiet_NaN()); },
+      {"boundary value", "nan"});
 }
 
 TEST(Errors, NanOrNegativeDiffusionCoefficientIsRejected) {
@@ -45,7 +49,8 @@ TEST(Errors, NanOrNegativeDiffusionCoefficientIsRejected) {
               {"diffusion coefficient", "nan"});
   CellField<Space> D(mesh, "D");
   D.fromHost({1, 1, -0.5, 1, 1});
-  expectError([&] { equation.diffusion(D); }, {"diffusion coefficient at cell 2", "-0.5"});
+  expectError([&] { equation.diffusion(D); },
+              {"diffusion coefficient at cell 2", "-0.5"});
   D.fromHost({1, 1, 1, std::numeric_limits<Real>::quiet_NaN(), 1});
   expectError([&] { equation.diffusion(D); }, {"cell 3", "nan"});
   // A field that goes bad after it was accepted is caught when the assembler validates.

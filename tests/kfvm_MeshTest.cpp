@@ -15,7 +15,8 @@ auto host(const ViewType& view) {
 }
 
 TEST(Mesh, CountsAndVolumesOfNonUniform3DGrid) {
-  const MeshType mesh(CartesianGrid::fromSpacing({0.5, 1.0, 1.5}, {2.0, 1.0}, {1.0, 0.25}));
+  const MeshType mesh(
+      CartesianGrid::fromSpacing({0.5, 1.0, 1.5}, {2.0, 1.0}, {1.0, 0.25}));
   EXPECT_EQ(mesh.dimension(), 3);
   EXPECT_EQ(mesh.numCells(), 12);
   EXPECT_EQ(mesh.numFacesNormalTo(0), 4 * 2 * 2);
@@ -32,7 +33,8 @@ TEST(Mesh, CountsAndVolumesOfNonUniform3DGrid) {
 }
 
 TEST(Mesh, FacesPointFromOwnerToNeighbourAndOutwardOnBoundary) {
-  const MeshType mesh(CartesianGrid::fromVertices({0, 0.3, 1.0, 1.2}, {0, 1, 1.5}, {0, 2}));
+  const MeshType mesh(
+      CartesianGrid::fromVertices({0, 0.3, 1.0, 1.2}, {0, 1, 1.5}, {0, 2}));
   const auto faceCells = host(mesh.faceCells());
   const auto normals = host(mesh.faceNormals());
   const auto faceCentres = host(mesh.faceCentres());
@@ -76,7 +78,8 @@ TEST(Mesh, CellFacesAndFaceCellsAgree) {
     EXPECT_EQ(offsets(c + 1) - offsets(c), Offset(4));
     for (Offset s = offsets(c); s < offsets(c + 1); ++s) {
       const Ordinal f = cellFaces(s);
-      EXPECT_TRUE(faceCells(f, 0) == c || faceCells(f, 1) == c) << "cell " << c << " face " << f;
+      EXPECT_TRUE(faceCells(f, 0) == c || faceCells(f, 1) == c)
+          << "cell " << c << " face " << f;
       ++seen[f];
     }
   }
@@ -100,7 +103,8 @@ TEST(Mesh, PatchesHoldTheirBoundaryFaces) {
       const Ordinal face = boundaryFaces(slot);
       EXPECT_EQ(boundaryPatches(slot), static_cast<int>(patch));
       EXPECT_EQ(slots(face), slot);
-      EXPECT_NEAR(centres(face, axis), patchIsHighSide(patch) ? extent[axis] : 0.0, 1e-12);
+      EXPECT_NEAR(centres(face, axis), patchIsHighSide(patch) ? extent[axis] : 0.0,
+                  1e-12);
     }
   }
   Ordinal interior = 0;
@@ -124,12 +128,21 @@ TEST(Mesh, BadGridsAreRejectedNamingTheValue) {
   expectError([] { CartesianGrid::uniform2D(4, -3, 1.0, 1.0); }, {"along y", "-3"});
   expectError([] { CartesianGrid::uniform3D(2, 2, 2, 1.0, 1.0, -2.5); },
               {"length along z", "-2.5"});
-  expectError([] { CartesianGrid::fromSpacing({1.0, 0.0, 1.0}); },
-              {"spacing along x", "0", "index 1"});
-  expectError([] { CartesianGrid::fromSpacing({1.0}, {1.0, -0.5}); },
-              {"spacing along y", "-0.5"});
-  expectError([] { CartesianGrid::fromVertices({0.0, 1.0, 0.5}); },
-              {"spacing along x", "-0.5"});
+  expectError(
+      [] {
+        CartesianGrid::fromSpacing({1.0, 0.0, 1.0});
+      },
+      {"spacing along x", "0", "index 1"});
+  expectError(
+      [] {
+        CartesianGrid::fromSpacing({1.0}, {1.0, -0.5});
+      },
+      {"spacing along y", "-0.5"});
+  expectError(
+      [] {
+        CartesianGrid::fromVertices({0.0, 1.0, 0.5});
+      },
+      {"spacing along x", "-0.5"});
   expectError([] { CartesianGrid::fromSpacing({1.0, NAN}); }, {"spacing along x", "nan"});
   expectError([] { patchFromName("middle"); }, {"middle"});
 }

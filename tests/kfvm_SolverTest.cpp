@@ -19,7 +19,8 @@ struct HostSystem {
   std::vector<double> values;
   std::vector<std::vector<double>> dense;
 
-  explicit HostSystem(Ordinal size) : n(size), dense(size, std::vector<double>(size, 0.0)) {}
+  explicit HostSystem(Ordinal size)
+      : n(size), dense(size, std::vector<double>(size, 0.0)) {}
   void add(Ordinal row, Ordinal column, double value) {
     columns.push_back(column);
     values.push_back(value);
@@ -116,7 +117,8 @@ TEST(Solvers, NonSymmetricSolversMatchDirectSolution) {
 
 TEST(Solvers, GmresWithShortRestartStillConverges) {
   const auto system = nonSymmetricSystem();
-  auto solver = makeLinearSolver<Space>("gmres", {{"tolerance", "1e-10"}, {"restart", "5"}});
+  auto solver =
+      makeLinearSolver<Space>("gmres", {{"tolerance", "1e-10"}, {"restart", "5"}});
   solver->setMatrix(system.matrix());
   const auto b = rightHandSide(system.n);
   auto x = toDevice(std::vector<double>(system.n, 1.0));
@@ -129,7 +131,8 @@ TEST(Solvers, GmresWithShortRestartStillConverges) {
 TEST(Solvers, IterationLimitIsReportedAsNotConverged) {
   const auto system = spdSystem();
   for (const auto& name : linearSolverNames()) {
-    auto solver = makeLinearSolver<Space>(name, {{"tolerance", "1e-12"}, {"max_iterations", "2"}});
+    auto solver =
+        makeLinearSolver<Space>(name, {{"tolerance", "1e-12"}, {"max_iterations", "2"}});
     solver->setMatrix(system.matrix());
     auto x = toDevice(std::vector<double>(system.n, 0.0));
     const auto report = solver->solve(toDevice(rightHandSide(system.n)), x);
@@ -153,28 +156,58 @@ TEST(Solvers, ZeroRightHandSideConvergesAtOnce) {
 
 TEST(Solvers, BadNamesParametersAndSizesAreErrors) {
   expectError([] { makeLinearSolver<Space>("lu"); }, {"unknown solver 'lu'"});
-  expectError([] { makeLinearSolver<Space>("cg", {{"tolerence", "1e-6"}}); },
-              {"unknown parameter 'tolerence'"});
-  expectError([] { makeLinearSolver<Space>("cg", {{"restart", "10"}}); },
-              {"unknown parameter 'restart'"});
-  expectError([] { makeLinearSolver<Space>("cg", {{"tolerance", "abc"}}); },
-              {"tolerance", "abc"});
-  expectError([] { makeLinearSolver<Space>("cg", {{"tolerance", "-1"}}); }, {"tolerance", "-1"});
-  expectError([] { makeLinearSolver<Space>("bicgstab", {{"max_iterations", "0"}}); },
-              {"max_iterations", "0"});
-  expectError([] { makeLinearSolver<Space>("gmres", {{"restart", "0"}}); }, {"restart", "0"});
-  expectError([] { makeLinearSolver<Space>("cg", {{"preconditioner", "ilu"}}); }, {"'ilu'"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"tolerence", "1e-6"}});
+      },
+      {"unknown parameter 'tolerence'"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"restart", "10"}});
+      },
+      {"unknown parameter 'restart'"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"tolerance", "abc"}});
+      },
+      {"tolerance", "abc"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"tolerance", "-1"}});
+      },
+      {"tolerance", "-1"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("bicgstab", {{"max_iterations", "0"}});
+      },
+      {"max_iterations", "0"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("gmres", {{"restart", "0"}});
+      },
+      {"restart", "0"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"preconditioner", "ilu"}});
+      },
+      {"'ilu'"});
   auto solver = makeLinearSolver<Space>("cg");
-  expectError([&] {
-    solver->solve(toDevice({1.0, 2.0}), toDevice({0.0, 0.0}));
-  }, {"setMatrix"});
+  expectError(
+      [&] {
+        solver->solve(toDevice({1.0, 2.0}), toDevice({0.0, 0.0}));
+      },
+      {"setMatrix"});
   solver->setMatrix(spdSystem().matrix());
-  expectError([&] {
-    solver->solve(toDevice({1.0, 2.0}), toDevice({0.0, 0.0}));
-  }, {"64 rows", "2"});
-  expectError([] {
-    CrsMatrix<Space>::fromHost(2, 2, {0, 1, 2}, {0, 5}, {1.0, 1.0});
-  }, {"column 5", "row 1"});
+  expectError(
+      [&] {
+        solver->solve(toDevice({1.0, 2.0}), toDevice({0.0, 0.0}));
+      },
+      {"64 rows", "2"});
+  expectError(
+      [] {
+        CrsMatrix<Space>::fromHost(2, 2, {0, 1, 2}, {0, 5}, {1.0, 1.0});
+      },
+      {"column 5", "row 1"});
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 
 namespace kfvm::Test {
 
-std::vector<double> solveDense(std::vector<std::vector<double>> A, std::vector<double> b) {
+std::vector<double> solveDense(std::vector<std::vector<double>> A,
+                               std::vector<double> b) {
   const std::size_t n = b.size();
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t pivot = k;

@@ -71,18 +71,26 @@ using CellField = Field<ExecSpace, Centering::Cell>;
 template <class ExecSpace>
 using FaceField = Field<ExecSpace, Centering::Face>;
 
+namespace Details {
+template <class ExecSpace, class Centres, class Function>
+void setFromCentres(const char* label, const ExecSpace& space,
+                    const Vector<ExecSpace>& values, const Centres& centres,
+                    const Function& f) {
+  forEachIndex(
+      label, space, Ordinal(values.extent(0)), KOKKOS_LAMBDA(Ordinal i) {
+        values(i) = f(centres(i, 0), centres(i, 1), centres(i, 2));
+      });
+}
+}  // namespace Details
+
 /// Sets each cell value to f(x, y, z) at the cell centre; f must be callable on the
 /// device (KOKKOS_LAMBDA).
 template <class ExecSpace, class Function>
 void setFromCellCentres(CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh,
                         const Function& f) {
   field.requireOn(mesh, "target");
-  auto values = field.values();
-  auto centres = mesh.cellCentres();
-  forEachCell(
-      "kfvm::setFromCellCentres", mesh, KOKKOS_LAMBDA(Ordinal c) {
-        values(c) = f(centres(c, 0), centres(c, 1), centres(c, 2));
-      });
+  Details::setFromCentres("kfvm::setFromCellCentres", mesh.space(), field.values(),
+                          mesh.cellCentres(), f);
 }
 
 /// Sets each face value to f(x, y, z) at the face centre (device-callable f).
@@ -90,12 +98,8 @@ template <class ExecSpace, class Function>
 void setFromFaceCentres(FaceField<ExecSpace>& field, const Mesh<ExecSpace>& mesh,
                         const Function& f) {
   field.requireOn(mesh, "target");
-  auto values = field.values();
-  auto centres = mesh.faceCentres();
-  forEachFace(
-      "kfvm::setFromFaceCentres", mesh, KOKKOS_LAMBDA(Ordinal face) {
-        values(face) = f(centres(face, 0), centres(face, 1), centres(face, 2));
-      });
+  Details::setFromCentres("kfvm::setFromFaceCentres", mesh.space(), field.values(),
+                          mesh.faceCentres(), f);
 }
 
 /// Integral of a cell field over the mesh: sum of value times cell volume.

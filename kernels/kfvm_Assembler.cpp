@@ -10,6 +10,14 @@ namespace Details {
 
 constexpr int maxFacesPerCell = 12;
 
+/// Weight of a boundary face with coefficient k = D_f A_f under the Robin
+/// condition a phi + b dphi/dn = g at distance d from the cell centre: the outward flux
+/// is k (g - a phi_P) / (a d + b), so phi_P gets k a / (a d + b) and the rhs k g / (a d +
+/// b).
+KOKKOS_INLINE_FUNCTION Real robinWeight(Real k, Real a, Real b, Real d) {
+  return k / (a * d + b);
+}
+
 /// Row offsets of the CRS structure: one entry per cell plus one per interior face.
 template <class ExecSpace>
 DeviceView<Offset*, ExecSpace> rowOffsetsOf(const Mesh<ExecSpace>& mesh) {
@@ -193,10 +201,11 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
             Kold += k * (oldValue - old(other));
           } else {
             const Ordinal bs = faceSlots(f);
-            const Real denominator = robinA(bs) * distances(f) + robinB(bs);
-            const Real kBoundary = k * robinA(bs) / denominator;
+            const Real weight =
+                Details::robinWeight(k, robinA(bs), robinB(bs), distances(f));
+            const Real kBoundary = weight * robinA(bs);
             diag += theta * kBoundary;
-            b += k * robinG(bs) / denominator;
+            b += weight * robinG(bs);
             Kold += kBoundary * oldValue;
           }
         }
@@ -236,8 +245,9 @@ void Assembler<ExecSpace>::applySpatialOperator(const Vector<ExecSpace>& x,
             sum += coefficients(f) * (value - x(owner == cell ? neighbour : owner));
           } else {
             const Ordinal bs = faceSlots(f);
-            sum += coefficients(f) * robinA(bs) /
-                   (robinA(bs) * distances(f) + robinB(bs)) * value;
+            sum += Details::robinWeight(coefficients(f), robinA(bs), robinB(bs),
+                                        distances(f)) *
+                   robinA(bs) * value;
           }
         }
         y(cell) = sum;

@@ -28,10 +28,8 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
-    multiply(A, x, r_);
-    Blas::axpby(Real(1), b, Real(-1), r_);  // r = b - A x
     const double target = this->target(Blas::norm2(b));
-    const double initial = Blas::norm2(r_);
+    const double initial = this->residual(b, x, r_);
     double residual = initial;
     int iteration = 0;
     if (residual <= target)

@@ -15,8 +15,6 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
       : LinearSolver<ExecSpace>("cg", parameters) {}
 
  private:
-  using Base = LinearSolver<ExecSpace>;
-
   void setupImpl(Ordinal n) override {
     r_ = Vector<ExecSpace>("kfvm::ConjugateGradient::r", n);
     z_ = Vector<ExecSpace>("kfvm::ConjugateGradient::z", n);
@@ -27,10 +25,8 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
-    multiply(A, x, r_);
-    Blas::axpby(Real(1), b, Real(-1), r_);  // r = b - A x
     const double target = this->target(Blas::norm2(b));
-    const double initial = Blas::norm2(r_);
+    const double initial = this->residual(b, x, r_);
     double residual = initial;
     int iteration = 0;
     if (residual <= target)

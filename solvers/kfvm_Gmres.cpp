@@ -46,9 +46,7 @@ class Gmres final : public LinearSolver<ExecSpace> {
     const auto& A = this->matrix();
     const double target = this->target(Blas::norm2(b));
     auto& r = basis_[0];
-    multiply(A, x, r);
-    Blas::axpby(Real(1), b, Real(-1), r);
-    const double initial = Blas::norm2(r);
+    const double initial = this->residual(b, x, r);
     double residual = initial;
     int iteration = 0;
     bool breakdown = false;
@@ -104,9 +102,7 @@ class Gmres final : public LinearSolver<ExecSpace> {
       this->precondition(w_, z_);
       Blas::axpby(Real(1), z_, Real(1), x);
       // True residual for the next cycle (and the report).
-      multiply(A, x, r);
-      Blas::axpby(Real(1), b, Real(-1), r);
-      residual = Blas::norm2(r);
+      residual = this->residual(b, x, r);
       if (breakdown && residual <= target) breakdown = false;
     }
     return finishReport("gmres", iteration, initial, residual, target,

@@ -120,6 +120,15 @@ double LinearSolver<ExecSpace>::target(double normB) const {
 }
 
 template <class ExecSpace>
+double LinearSolver<ExecSpace>::residual(const Vector<ExecSpace>& b,
+                                         const Vector<ExecSpace>& x,
+                                         const Vector<ExecSpace>& r) const {
+  multiply(matrix_, x, r);
+  Blas::axpby(Real(1), b, Real(-1), r);
+  return Blas::norm2(r);
+}
+
+template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& name,
                                                           const Parameters& parameters) {
   std::set<std::string> known = {"tolerance", "absolute_tolerance", "max_iterations",

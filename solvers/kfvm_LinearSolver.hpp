@@ -56,6 +56,9 @@ class LinearSolver {
   void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
   /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).
   double target(double normB) const;
+  /// r = b - A x; returns ||r||_2.
+  double residual(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                  const Vector<ExecSpace>& r) const;
 
  private:
   virtual void setupImpl(Ordinal size) = 0;

@@ -3,7 +3,11 @@ include(CMakePackageConfigHelpers)
 
 set(KFVM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/kfvm)
 
-install(TARGETS kfvm kfvm_core kfvm_kernels kfvm_solvers
+set(_kfvm_targets kfvm kfvm_core kfvm_kernels kfvm_solvers kfvm_solver_factory)
+if(KFVM_HAVE_TRILINOS)
+  list(APPEND _kfvm_targets kfvm_trilinos)
+endif()
+install(TARGETS ${_kfvm_targets}
         EXPORT kfvmTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -11,10 +15,14 @@ install(TARGETS kfvm kfvm_core kfvm_kernels kfvm_solvers
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)
 install(EXPORT kfvmTargets NAMESPACE kfvm:: DESTINATION ${KFVM_INSTALL_CMAKEDIR})
 
-foreach(_kfvm_layer IN ITEMS core kernels solvers)
+set(_kfvm_layers core kernels solvers)
+if(KFVM_HAVE_TRILINOS)
+  list(APPEND _kfvm_layers solvers/trilinos)
+endif()
+foreach(_kfvm_layer IN LISTS _kfvm_layers)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_kfvm_layer}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "detail" EXCLUDE)
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "detail" EXCLUDE PATTERN "trilinos" EXCLUDE)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/kfvm_Config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)

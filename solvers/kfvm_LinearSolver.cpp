@@ -37,19 +37,45 @@ SolverReport finishReport(const std::string& solver, int iterations,
   return report;
 }
 
+/// inverse = 1 / diag(matrix); returns the first row whose diagonal is zero, or -1.
+template <class ExecSpace>
+Ordinal invertDiagonal(const CrsMatrix<ExecSpace>& matrix, const Vector<ExecSpace>& inverse) {
+  auto offsets = matrix.rowOffsets();
+  auto columns = matrix.columns();
+  auto values = matrix.values();
+  const Ordinal n = matrix.numRows();
+  Ordinal firstZero = n;
+  Kokkos::parallel_reduce(
+      "kfvm::LinearSolver::jacobiSetup", indexRange(ExecSpace(), n),
+      KOKKOS_LAMBDA(Ordinal row, Ordinal & first) {
+        Real diagonal = 0;
+        for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
+          if (columns(e) == row) diagonal = values(e);
+        }
+        inverse(row) = diagonal != 0 ? Real(1) / diagonal : Real(0);
+        if (diagonal == 0 && row < first) first = row;
+      },
+      Kokkos::Min<Ordinal>(firstZero));
+  return firstZero < n ? firstZero : -1;
+}
+
 }  // namespace Details
 
 template <class ExecSpace>
-LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parameters)
+LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parameters,
+                                      const std::vector<std::string>& preconditioners)
     : name_(std::move(name)),
       tolerance_(parameters.getDouble("tolerance", 1e-8)),
       absoluteTolerance_(parameters.getDouble("absolute_tolerance", 0)),
       maxIterations_(parameters.getInt("max_iterations", 1000)) {
-  const std::string preconditioner = parameters.getString("preconditioner", "jacobi");
-  require(preconditioner == "jacobi" || preconditioner == "none",
-          "unknown preconditioner '", preconditioner, "' for solver '", name_,
-          "' (known: jacobi, none)");
-  jacobi_ = preconditioner == "jacobi";
+  preconditioner_ = parameters.getString("preconditioner", preconditioners.front());
+  if (std::find(preconditioners.begin(), preconditioners.end(), preconditioner_) ==
+      preconditioners.end()) {
+    std::string known;
+    for (const auto& p : preconditioners) known += (known.empty() ? "" : ", ") + p;
+    fail("unknown preconditioner '", preconditioner_, "' for solver '", name_, "' (known: ",
+         known, ")");
+  }
   require(std::isfinite(tolerance_) && tolerance_ >= 0 && tolerance_ < 1,
           "solver tolerance must be in [0, 1), got ", tolerance_);
   require(std::isfinite(absoluteTolerance_) && absoluteTolerance_ >= 0,
@@ -65,32 +91,25 @@ void LinearSolver<ExecSpace>::setMatrix(const CrsMatrix<ExecSpace>& matrix) {
   require(matrix.numRows() > 0 && matrix.numRows() == matrix.numColumns(), "solver '",
           name_, "' needs a square non-empty matrix, got ", matrix.numRows(), " x ",
           matrix.numColumns());
+  const bool structureChanged = setupSize_ != matrix.numRows() ||
+                                matrix.rowOffsets().data() != matrix_.rowOffsets().data() ||
+                                matrix.columns().data() != matrix_.columns().data() ||
+                                matrix.values().data() != matrix_.values().data();
   matrix_ = matrix;
   if (setupSize_ != matrix.numRows()) {
     setupSize_ = matrix.numRows();
-    inverseDiagonal_ =
-        Vector<ExecSpace>("kfvm::LinearSolver::inverseDiagonal", setupSize_);
+    if (preconditioner_ == "jacobi") {
+      inverseDiagonal_ =
+          Vector<ExecSpace>("kfvm::LinearSolver::inverseDiagonal", setupSize_);
+    }
     setupImpl(setupSize_);
   }
-  if (!jacobi_) return;
-  auto offsets = matrix.rowOffsets();
-  auto columns = matrix.columns();
-  auto values = matrix.values();
-  auto inverse = inverseDiagonal_;
-  Ordinal firstZero = setupSize_;
-  Kokkos::parallel_reduce(
-      "kfvm::LinearSolver::jacobiSetup", indexRange(ExecSpace(), setupSize_),
-      KOKKOS_LAMBDA(Ordinal row, Ordinal & first) {
-        Real diagonal = 0;
-        for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
-          if (columns(e) == row) diagonal = values(e);
-        }
-        inverse(row) = diagonal != 0 ? Real(1) / diagonal : Real(0);
-        if (diagonal == 0 && row < first) first = row;
-      },
-      Kokkos::Min<Ordinal>(firstZero));
-  require(firstZero >= setupSize_, "Jacobi preconditioner of solver '", name_,
-          "': diagonal entry of row ", firstZero, " is zero");
+  if (preconditioner_ == "jacobi") {
+    const Ordinal zeroRow = Details::invertDiagonal(matrix_, inverseDiagonal_);
+    require(zeroRow < 0, "Jacobi preconditioner of solver '", name_,
+            "': diagonal entry of row ", zeroRow, " is zero");
+  }
+  updateImpl(structureChanged);
 }
 
 template <class ExecSpace>
@@ -107,7 +126,7 @@ SolverReport LinearSolver<ExecSpace>::solve(const Vector<ExecSpace>& b,
 template <class ExecSpace>
 void LinearSolver<ExecSpace>::precondition(const Vector<ExecSpace>& r,
                                            const Vector<ExecSpace>& z) const {
-  if (jacobi_) {
+  if (preconditioner_ == "jacobi") {
     Blas::multiplyElements(inverseDiagonal_, r, z);
   } else {
     Blas::copy(r, z);
@@ -128,29 +147,8 @@ double LinearSolver<ExecSpace>::residual(const Vector<ExecSpace>& b,
   return Blas::norm2(r);
 }
 
-template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& name,
-                                                          const Parameters& parameters) {
-  std::set<std::string> known = {"tolerance", "absolute_tolerance", "max_iterations",
-                                 "preconditioner"};
-  if (name == "gmres") known.insert("restart");
-  if (name == "cg" || name == "bicgstab" || name == "gmres") {
-    parameters.requireKnown(known, "solver '" + name + "'");
-  }
-  if (name == "cg") return Details::makeConjugateGradient<ExecSpace>(parameters);
-  if (name == "bicgstab") return Details::makeBiCGStab<ExecSpace>(parameters);
-  if (name == "gmres") return Details::makeGmres<ExecSpace>(parameters);
-  fail("unknown solver '", name, "' (known: cg, bicgstab, gmres)");
-}
 
-std::vector<std::string> linearSolverNames() {
-  return {"cg", "bicgstab", "gmres"};
-}
-
-#define KFVM_INSTANTIATE_SOLVER(Space)                                   \
-  template class LinearSolver<Space>;                                    \
-  template std::unique_ptr<LinearSolver<Space>> makeLinearSolver<Space>( \
-      const std::string&, const Parameters&);
+#define KFVM_INSTANTIATE_SOLVER(Space) template class LinearSolver<Space>;
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_SOLVER)
 
 }  // namespace kfvm

@@ -41,12 +41,18 @@ class LinearSolver {
 
   void setMatrix(const CrsMatrix<ExecSpace>& matrix);
 
+  /// The preconditioner chosen by the "preconditioner" parameter ("none" for none).
+  const std::string& preconditionerName() const { return preconditioner_; }
+
   /// Solves with x as the initial guess; x holds the answer on return. A solve that stops
   /// without converging says so in the report (it does not throw).
   SolverReport solve(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x);
 
  protected:
-  LinearSolver(std::string name, const Parameters& parameters);
+  /// Reads tolerance, absolute_tolerance, max_iterations and preconditioner (one of
+  /// preconditioners; "jacobi" is applied by this class).
+  LinearSolver(std::string name, const Parameters& parameters,
+               const std::vector<std::string>& preconditioners = {"jacobi", "none"});
 
   const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
   double tolerance() const { return tolerance_; }
@@ -61,7 +67,11 @@ class LinearSolver {
                   const Vector<ExecSpace>& r) const;
 
  private:
+  /// Allocates the workspaces for a matrix of size rows; called when the size changes.
   virtual void setupImpl(Ordinal size) = 0;
+  /// Called by every setMatrix() after setupImpl: the values changed, and the structure
+  /// too when structureChanged (another matrix, not a refill of the same one).
+  virtual void updateImpl(bool structureChanged) { (void)structureChanged; }
   virtual SolverReport solveImpl(const Vector<ExecSpace>& b,
                                  const Vector<ExecSpace>& x) = 0;
 
@@ -69,7 +79,7 @@ class LinearSolver {
   double tolerance_;
   double absoluteTolerance_;
   int maxIterations_;
-  bool jacobi_;
+  std::string preconditioner_;
   CrsMatrix<ExecSpace> matrix_;
   Ordinal setupSize_ = -1;
   Vector<ExecSpace> inverseDiagonal_;

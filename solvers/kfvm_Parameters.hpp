@@ -24,6 +24,7 @@ class Parameters {
   Parameters& set(const std::string& key, int value);
 
   bool has(const std::string& key) const { return entries_.count(key) > 0; }
+  const std::map<std::string, std::string>& entries() const { return entries_; }
   std::string getString(const std::string& key, const std::string& fallback) const;
   double getDouble(const std::string& key, double fallback) const;
   int getInt(const std::string& key, int fallback) const;

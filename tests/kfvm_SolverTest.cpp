@@ -97,9 +97,11 @@ void expectSolvesLikeDirect(const HostSystem& system, const std::string& name,
       << name << " + " << preconditioner;
 }
 
+const std::vector<std::string> nativeSolvers = {"cg", "bicgstab", "gmres"};
+
 TEST(Solvers, EverySolverMatchesDirectSolutionOnSpdSystem) {
   const auto system = spdSystem();
-  for (const auto& name : linearSolverNames()) {
+  for (const auto& name : nativeSolvers) {
     for (const char* preconditioner : {"jacobi", "none"}) {
       expectSolvesLikeDirect(system, name, preconditioner);
     }
@@ -130,7 +132,7 @@ TEST(Solvers, GmresWithShortRestartStillConverges) {
 
 TEST(Solvers, IterationLimitIsReportedAsNotConverged) {
   const auto system = spdSystem();
-  for (const auto& name : linearSolverNames()) {
+  for (const auto& name : nativeSolvers) {
     auto solver =
         makeLinearSolver<Space>(name, {{"tolerance", "1e-12"}, {"max_iterations", "2"}});
     solver->setMatrix(system.matrix());

@@ -1,0 +1,49 @@
+// makeLinearSolver(): the one place that maps solver names to implementations, native
+// and (when built with it) Trilinos.
+#include <kfvm_Backends.hpp>
+#include <kfvm_Config.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_LinearSolver.hpp>
+
+#include "detail/kfvm_NativeSolvers.hpp"
+
+#ifdef KFVM_HAVE_TRILINOS
+#include <kfvm_TrilinosSolver.hpp>
+#endif
+
+namespace kfvm {
+
+std::vector<std::string> linearSolverNames() {
+  std::vector<std::string> names = {"cg", "bicgstab", "gmres"};
+#ifdef KFVM_HAVE_TRILINOS
+  for (const auto& name : trilinosSolverNames()) names.push_back(name);
+#endif
+  return names;
+}
+
+template <class ExecSpace>
+std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& name,
+                                                          const Parameters& parameters) {
+  if (name == "cg" || name == "bicgstab" || name == "gmres") {
+    std::set<std::string> known = {"tolerance", "absolute_tolerance", "max_iterations",
+                                   "preconditioner"};
+    if (name == "gmres") known.insert("restart");
+    parameters.requireKnown(known, "solver '" + name + "'");
+    if (name == "cg") return Details::makeConjugateGradient<ExecSpace>(parameters);
+    if (name == "bicgstab") return Details::makeBiCGStab<ExecSpace>(parameters);
+    return Details::makeGmres<ExecSpace>(parameters);
+  }
+#ifdef KFVM_HAVE_TRILINOS
+  if (isTrilinosSolverName(name)) return makeTrilinosSolver<ExecSpace>(name, parameters);
+#endif
+  std::string known;
+  for (const auto& n : linearSolverNames()) known += (known.empty() ? "" : ", ") + n;
+  fail("unknown solver '", name, "' (known: ", known, ")");
+}
+
+#define KFVM_INSTANTIATE_FACTORY(Space)                                   \
+  template std::unique_ptr<LinearSolver<Space>> makeLinearSolver<Space>( \
+      const std::string&, const Parameters&);
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_FACTORY)
+
+}  // namespace kfvm

@@ -46,7 +46,8 @@ const std::map<std::string, std::string>& belosNames() {
 }
 
 /// Sets name = value in list, typed as bool, int, double or string (first that fits).
-void setTyped(Teuchos::ParameterList& list, const std::string& name, const std::string& value) {
+void setTyped(Teuchos::ParameterList& list, const std::string& name,
+              const std::string& value) {
   if (value == "true" || value == "false") {
     list.set(name, value == "true");
     return;
@@ -125,7 +126,18 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
         belos_ = factory.create(belosName_, Teuchos::null);
         // Unknown parameter names are errors now, before any solve.
         belosParameters_->validateParameters(*belos_->getValidParameters(), 0);
+        // kfvm's convergence test: residual relative to ||b||.
+        const auto valid = belos_->getValidParameters();
+        const std::pair<const char*, const char*> defaults[] = {
+            {"Implicit Residual Scaling", "Norm of RHS"},
+            {"Explicit Residual Scaling", "Norm of RHS"}};
+        for (const auto& [key, value] : defaults) {
+          if (valid->isParameter(key) && !belosParameters_->isParameter(key)) {
+            belosParameters_->set(key, std::string(value));
+          }
+        }
         belos_->setParameters(belosParameters_);
+        belosMaxIterations_ = belosParameters_->get<int>("Maximum Iterations");
         return 0;
       });
     }
@@ -141,11 +153,14 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
   }
 
   void buildParameterLists(const Parameters& parameters) {
-    std::set<std::string> known = {"tolerance",   "max_iterations", "preconditioner",
-                                   "preconditioner_reuse", "xml",  "relaxation",
-                                   "sweeps",      "damping",        "ilut_fill",
-                                   "ilut_drop",   "chebyshev_degree"};
+    // Keys that apply to this solver and preconditioner; any other is an error.
+    const std::string& prec = this->preconditionerName();
+    std::set<std::string> known = {"tolerance", "max_iterations", "preconditioner",
+                                   "preconditioner_reuse", "xml"};
     if (belosName_ == "PSEUDOBLOCK GMRES") known.insert("restart");
+    if (prec == "ifpack2:relaxation") known.insert({"relaxation", "sweeps", "damping"});
+    if (prec == "ifpack2:ilut") known.insert({"ilut_fill", "ilut_drop"});
+    if (prec == "ifpack2:chebyshev") known.insert("chebyshev_degree");
     std::map<std::string, Teuchos::RCP<Teuchos::ParameterList>> lists = {
         {"belos", belosParameters_},
         {"muelu", mueluParameters_},
@@ -160,7 +175,8 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
         plain.set(key, value);
       }
     }
-    plain.requireKnown(known, "solver '" + this->name() + "'");
+    plain.requireKnown(
+        known, "solver '" + this->name() + "' with preconditioner '" + prec + "'");
 
     if (!belosName_.empty()) {
       belosParameters_->set("Convergence Tolerance", this->tolerance());
@@ -171,36 +187,41 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
         belosParameters_->set("Num Blocks", restart);
       }
     }
-    const std::string& prec = this->preconditionerName();
     if (prec == "muelu") {
       mueluParameters_->set("verbosity", "none");
       if (reuse_ == "RP") mueluParameters_->set("reuse: type", "RP");
     } else if (prec == "ifpack2:relaxation") {
       const std::string type = parameters.getString("relaxation", "Jacobi");
-      require(type == "Jacobi" || type == "Gauss-Seidel" || type == "Symmetric Gauss-Seidel",
-              "relaxation must be Jacobi, Gauss-Seidel or Symmetric Gauss-Seidel, got '",
-              type, "'");
+      require(
+          type == "Jacobi" || type == "Gauss-Seidel" || type == "Symmetric Gauss-Seidel",
+          "relaxation must be Jacobi, Gauss-Seidel or Symmetric Gauss-Seidel, got '",
+          type, "'");
       ifpack2Parameters_->set("relaxation: type", type);
       ifpack2Parameters_->set("relaxation: sweeps", parameters.getInt("sweeps", 1));
       ifpack2Parameters_->set("relaxation: damping factor",
                               parameters.getDouble("damping", 1.0));
     } else if (prec == "ifpack2:ilut") {
-      ifpack2Parameters_->set("fact: ilut level-of-fill", parameters.getDouble("ilut_fill", 1.0));
-      ifpack2Parameters_->set("fact: drop tolerance", parameters.getDouble("ilut_drop", 0.0));
+      ifpack2Parameters_->set("fact: ilut level-of-fill",
+                              parameters.getDouble("ilut_fill", 1.0));
+      ifpack2Parameters_->set("fact: drop tolerance",
+                              parameters.getDouble("ilut_drop", 0.0));
     } else if (prec == "ifpack2:chebyshev") {
-      ifpack2Parameters_->set("chebyshev: degree", parameters.getInt("chebyshev_degree", 2));
+      ifpack2Parameters_->set("chebyshev: degree",
+                              parameters.getInt("chebyshev_degree", 2));
     }
     if (parameters.has("xml")) mergeXml(parameters.getString("xml", ""), lists);
   }
 
   void mergeXml(const std::string& path,
                 std::map<std::string, Teuchos::RCP<Teuchos::ParameterList>>& lists) {
-    auto fromFile = translateErrors("reading XML parameter file '" + path + "'",
-                                    [&] { return Teuchos::getParametersFromXmlFile(path); });
+    auto fromFile = translateErrors("reading XML parameter file '" + path + "'", [&] {
+      return Teuchos::getParametersFromXmlFile(path);
+    });
     for (auto it = fromFile->begin(); it != fromFile->end(); ++it) {
       const std::string& key = fromFile->name(it);
       require(lists.count(key) && fromFile->isSublist(key), "XML parameter file '", path,
-              "': unknown entry '", key, "' (expected sublists belos, muelu, ifpack2, amesos2)");
+              "': unknown entry '", key,
+              "' (expected sublists belos, muelu, ifpack2, amesos2)");
       lists[key]->setParameters(fromFile->sublist(key));
     }
   }
@@ -229,11 +250,12 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
             "columns before the MPI issue), got ",
             A.numColumns(), " columns for ", rows, " rows");
     // Rows owned by this process; global ids follow from the sizes on every process.
-    map_ = Teuchos::rcp(new TpetraMap(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
-                                      static_cast<size_t>(rows), 0, comm_));
+    map_ = Teuchos::rcp(
+        new TpetraMap(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                      static_cast<size_t>(rows), 0, comm_));
     typename TpetraMatrix::local_matrix_device_type local(
-        "kfvm::TrilinosSolver::matrix", rows, rows, A.numEntries(), A.values(), A.rowOffsets(),
-        A.columns());
+        "kfvm::TrilinosSolver::matrix", rows, rows, A.numEntries(), A.values(),
+        A.rowOffsets(), A.columns());
     matrix_ = Teuchos::rcp(new TpetraMatrix(map_, map_, local));
   }
 
@@ -242,6 +264,11 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
     preconditioner_ = Teuchos::null;
     ifpack2_ = Teuchos::null;
     if (belosName_.empty()) {
+      // Measured: with Debian's Trilinos 13.2 on 2 MPI ranks KLU2 returned wrong answers
+      // for kfvm's matrices while Belos on the same Tpetra objects was right; until that
+      // is understood the direct solver is refused on more than one process.
+      require(comm_->getSize() == 1, "amesos2:klu2 runs on one MPI process only, not ",
+              comm_->getSize(), "; use a belos: solver");
       amesos2_ = Amesos2::create<TpetraMatrix, TpetraVectors>("KLU2", matrix_);
       amesos2_->setParameters(amesos2Parameters_);
       amesos2_->symbolicFactorization().numericFactorization();
@@ -282,7 +309,8 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
     }
   }
 
-  SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) override {
+  SolverReport solveImpl(const Vector<ExecSpace>& b,
+                         const Vector<ExecSpace>& x) override {
     const double normB = Blas::norm2(b);
     const double target = this->target(normB);
     const double initial = this->residual(b, x, residual_);
@@ -308,7 +336,8 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
     }
     const auto result = translateErrors("Belos solve of '" + this->name() + "'", [&] {
       auto problem = Teuchos::rcp(
-          new Belos::LinearProblem<TpetraScalar, TpetraVectors, TpetraOperator>(matrix_, X, B));
+          new Belos::LinearProblem<TpetraScalar, TpetraVectors, TpetraOperator>(matrix_,
+                                                                                X, B));
       if (!preconditioner_.is_null()) problem->setRightPrec(preconditioner_);
       problem->setProblem();
       belos_->setProblem(problem);
@@ -322,16 +351,18 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
     const bool belosConverged = result == Belos::Converged;
     report.converged = belosConverged && report.finalResidual <= 1.1 * target;
     if (report.converged) {
-      report.reason = Details::concatenate("converged (Belos ", belosName_, "): residual ",
-                                           report.finalResidual, " <= target ", target);
-    } else if (!belosConverged && report.iterations >= this->maxIterations()) {
-      report.reason = Details::concatenate("not converged: iteration limit ",
-                                           report.iterations, " reached (Belos ", belosName_,
-                                           "), residual ", report.finalResidual);
+      report.reason =
+          Details::concatenate("converged (Belos ", belosName_, "): residual ",
+                               report.finalResidual, " <= target ", target);
+    } else if (!belosConverged && report.iterations >= belosMaxIterations_) {
+      report.reason = Details::concatenate(
+          "not converged: iteration limit ", report.iterations, " reached (Belos ",
+          belosName_, "), residual ", report.finalResidual);
     } else {
       report.reason = Details::concatenate(
           "not converged: Belos ", belosName_, " stopped after ", report.iterations,
-          " iterations (", belosConverged ? "its implicit residual converged" : "unconverged",
+          " iterations (",
+          belosConverged ? "its implicit residual converged" : "unconverged",
           "), true residual ", report.finalResidual, " vs target ", target);
     }
     return report;
@@ -339,11 +370,14 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
 
   std::string belosName_;
   std::string reuse_;
+  int belosMaxIterations_ = 0;
   Teuchos::RCP<const Teuchos::Comm<int>> comm_;
   Teuchos::RCP<Teuchos::ParameterList> belosParameters_ = Teuchos::parameterList("belos");
   Teuchos::RCP<Teuchos::ParameterList> mueluParameters_ = Teuchos::parameterList("muelu");
-  Teuchos::RCP<Teuchos::ParameterList> ifpack2Parameters_ = Teuchos::parameterList("ifpack2");
-  Teuchos::RCP<Teuchos::ParameterList> amesos2Parameters_ = Teuchos::parameterList("amesos2");
+  Teuchos::RCP<Teuchos::ParameterList> ifpack2Parameters_ =
+      Teuchos::parameterList("ifpack2");
+  Teuchos::RCP<Teuchos::ParameterList> amesos2Parameters_ =
+      Teuchos::parameterList("amesos2");
   Teuchos::RCP<Teuchos::ParameterList> mueluList_;
   Teuchos::RCP<const TpetraMap> map_;
   Teuchos::RCP<TpetraMatrix> matrix_;
@@ -368,8 +402,8 @@ bool isTrilinosSolverName(const std::string& name) {
 }
 
 template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(const std::string& name,
-                                                            const Parameters& parameters) {
+std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
+    const std::string& name, const Parameters& parameters) {
   require(isTrilinosSolverName(name), "unknown Trilinos solver '", name, "'");
   using Device = typename Details::TpetraVectors::device_type;
   if constexpr (std::is_same<typename ExecSpace::memory_space,
@@ -378,12 +412,13 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(const std::string& n
     return std::make_unique<Details::TrilinosSolver<ExecSpace>>(name, parameters);
   } else {
     (void)parameters;
-    fail("solver '", name, "': this Trilinos is built for ", Device::execution_space::name(),
-         " with double, not for ", ExecSpace::name(), " with kfvm's real type");
+    fail("solver '", name, "': this Trilinos is built for ",
+         Device::execution_space::name(), " with double, not for ", ExecSpace::name(),
+         " with kfvm's real type");
   }
 }
 
-#define KFVM_INSTANTIATE_TRILINOS(Space)                                    \
+#define KFVM_INSTANTIATE_TRILINOS(Space)                                   \
   template std::unique_ptr<LinearSolver<Space>> makeTrilinosSolver<Space>( \
       const std::string&, const Parameters&);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_TRILINOS)

@@ -67,8 +67,7 @@ int run(const std::vector<int>& sizes, const std::vector<std::string>& solvers,
       Parameters parameters{{"tolerance", "1e-8"}, {"max_iterations", "5000"}};
       if (plus != std::string::npos)
         parameters.set("preconditioner", entry.substr(plus + 1));
-      if (name == "amesos2:klu2" && n > 24)
-        continue;  // 3D fill-in: small systems only
+      if (name == "amesos2:klu2" && n > 24) continue;  // 3D fill-in: small systems only
       auto solver = makeLinearSolver<Space>(name, parameters);
       auto start = std::chrono::steady_clock::now();
       solver->setMatrix(assembler.matrix());

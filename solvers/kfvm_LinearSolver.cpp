@@ -39,7 +39,8 @@ SolverReport finishReport(const std::string& solver, int iterations,
 
 /// inverse = 1 / diag(matrix); returns the first row whose diagonal is zero, or -1.
 template <class ExecSpace>
-Ordinal invertDiagonal(const CrsMatrix<ExecSpace>& matrix, const Vector<ExecSpace>& inverse) {
+Ordinal invertDiagonal(const CrsMatrix<ExecSpace>& matrix,
+                       const Vector<ExecSpace>& inverse) {
   auto offsets = matrix.rowOffsets();
   auto columns = matrix.columns();
   auto values = matrix.values();
@@ -73,8 +74,8 @@ LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parame
       preconditioners.end()) {
     std::string known;
     for (const auto& p : preconditioners) known += (known.empty() ? "" : ", ") + p;
-    fail("unknown preconditioner '", preconditioner_, "' for solver '", name_, "' (known: ",
-         known, ")");
+    fail("unknown preconditioner '", preconditioner_, "' for solver '", name_,
+         "' (known: ", known, ")");
   }
   require(std::isfinite(tolerance_) && tolerance_ >= 0 && tolerance_ < 1,
           "solver tolerance must be in [0, 1), got ", tolerance_);
@@ -91,10 +92,11 @@ void LinearSolver<ExecSpace>::setMatrix(const CrsMatrix<ExecSpace>& matrix) {
   require(matrix.numRows() > 0 && matrix.numRows() == matrix.numColumns(), "solver '",
           name_, "' needs a square non-empty matrix, got ", matrix.numRows(), " x ",
           matrix.numColumns());
-  const bool structureChanged = setupSize_ != matrix.numRows() ||
-                                matrix.rowOffsets().data() != matrix_.rowOffsets().data() ||
-                                matrix.columns().data() != matrix_.columns().data() ||
-                                matrix.values().data() != matrix_.values().data();
+  const bool structureChanged =
+      setupSize_ != matrix.numRows() ||
+      matrix.rowOffsets().data() != matrix_.rowOffsets().data() ||
+      matrix.columns().data() != matrix_.columns().data() ||
+      matrix.values().data() != matrix_.values().data();
   matrix_ = matrix;
   if (setupSize_ != matrix.numRows()) {
     setupSize_ = matrix.numRows();
@@ -146,7 +148,6 @@ double LinearSolver<ExecSpace>::residual(const Vector<ExecSpace>& b,
   Blas::axpby(Real(1), b, Real(-1), r);
   return Blas::norm2(r);
 }
-
 
 #define KFVM_INSTANTIATE_SOLVER(Space) template class LinearSolver<Space>;
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_SOLVER)

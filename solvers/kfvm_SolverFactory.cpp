@@ -41,7 +41,7 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& nam
   fail("unknown solver '", name, "' (known: ", known, ")");
 }
 
-#define KFVM_INSTANTIATE_FACTORY(Space)                                   \
+#define KFVM_INSTANTIATE_FACTORY(Space)                                  \
   template std::unique_ptr<LinearSolver<Space>> makeLinearSolver<Space>( \
       const std::string&, const Parameters&);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_FACTORY)

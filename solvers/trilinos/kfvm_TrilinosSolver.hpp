@@ -22,15 +22,13 @@ bool isTrilinosSolverName(const std::string& name);
 ///
 /// Parameters (kfvm keys; any other key is an error before any solve):
 ///   tolerance (1e-8, relative to ||b||), max_iterations (1000), restart (gmres, 30),
-///   preconditioner: "none", "muelu" (smoothed aggregation AMG, the default for
-///   belos:cg),
+///   preconditioner: "none", "muelu" (smoothed aggregation AMG; belos:cg's default),
 ///     "ifpack2:relaxation", "ifpack2:ilut", "ifpack2:chebyshev";
 ///   relaxation: "Jacobi" (default), "Gauss-Seidel", "Symmetric Gauss-Seidel";
 ///   sweeps (1), damping (1.0), ilut_fill (1.0), ilut_drop (0.0), chebyshev_degree (2);
 ///   preconditioner_reuse: what setMatrix() does with new values of the same structure:
 ///     "none" (default: recompute the preconditioner), "RP" (MueLu only: keep P and R,
-///     recompute coarse operators and smoothers), "full" (keep the preconditioner as it
-///     is);
+///     recompute coarse operators and smoothers), "full" (keep it as it is);
 ///   xml: a Teuchos XML parameter file with optional sublists "belos", "muelu",
 ///     "ifpack2", "amesos2" merged into what the keys above give;
 ///   belos.NAME, muelu.NAME, ifpack2.NAME, amesos2.NAME: one Trilinos parameter (value

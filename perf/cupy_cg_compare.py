@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""One backward-Euler diffusion step with CuPy's CG, side by side with kfvm.
+
+The system is kfvm-bench's: the 7-point finite-volume matrix of d(phi)/dt = lap(phi) on
+n^3 cells of the unit cube, Dirichlet 0 on all six faces, dt = h^2, so that every row is
+scaled by the cell volume h^3: diagonal h^3/dt + sum of face coefficients (h between
+cells, 2h to a Dirichlet face), off-diagonals -h. Solved to rtol 1e-8 from the previous
+field as initial guess (kfvm's ImplicitStepper does the same).
+
+    python3 perf/cupy_cg_compare.py --n 256 --kfvm-json bench-cuda.json
+
+prints CuPy's median time and iterations and, given kfvm-bench's JSON of the same run,
+kfvm's backward-Euler step time and the speed-up.
+"""
+import argparse
+import json
+import time
+
+import cupy as cp
+import cupyx.scipy.sparse as sparse
+import cupyx.scipy.sparse.linalg as linalg
+
+
+def one_dimensional(n, h):
+    main = cp.full(n, 2 * h)
+    main[0] = main[-1] = h + 2 * h  # one interior face, one Dirichlet face at h/2
+    off = cp.full(n - 1, -h)
+    return sparse.diags([off, main, off], [-1, 0, 1], format="csr")
+
+
+def system(n):
+    h = 1.0 / n
+    eye = sparse.identity(n, format="csr")
+    T = one_dimensional(n, h)
+    K = (sparse.kron(sparse.kron(eye, eye), T) + sparse.kron(sparse.kron(eye, T), eye)
+         + sparse.kron(sparse.kron(T, eye), eye))
+    mass = h ** 3 / (h * h)
+    A = (K + mass * sparse.identity(n ** 3, format="csr")).tocsr()
+    x = cp.arange(n) * h + h / 2
+    s = cp.sin(cp.pi * x)
+    phi = (s[:, None, None] * s[None, :, None] * s[None, None, :]).ravel()
+    return A, mass * phi, phi
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=256)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--kfvm-json", default=None)
+    args = parser.parse_args()
+    A, b, guess = system(args.n)
+    iterations = [0]
+
+    def count(_):
+        iterations[0] += 1
+
+    times = []
+    for r in range(args.repeat + 1):
+        iterations[0] = 0
+        cp.cuda.Device().synchronize()
+        start = time.perf_counter()
+        x, info = linalg.cg(A, b, x0=guess.copy(), tol=1e-8, atol=0, maxiter=5000,
+                            callback=count)
+        cp.cuda.Device().synchronize()
+        if r > 0:
+            times.append(time.perf_counter() - start)
+    residual = float(cp.linalg.norm(b - A @ x) / cp.linalg.norm(b))
+    cupy_ms = sorted(times)[len(times) // 2] * 1e3
+    print(f"CuPy {cp.__version__} cg, {args.n}^3, rtol 1e-8: {cupy_ms:.1f} ms "
+          f"(median of {args.repeat}), {iterations[0]} iterations, info {info}, "
+          f"relative residual {residual:.2e}")
+    if args.kfvm_json:
+        results = json.load(open(args.kfvm_json))["results"]
+        steps = [r for r in results
+                 if r["kernel"].startswith("backward-Euler") and r["n"] == args.n]
+        if steps:
+            kfvm_ms = steps[0]["seconds"] * 1e3
+            print(f"kfvm {steps[0]['kernel']}: {kfvm_ms:.1f} ms -> kfvm is "
+                  f"{cupy_ms / kfvm_ms:.1f}x faster than CuPy's cg on the same system")
+
+
+if __name__ == "__main__":
+    main()

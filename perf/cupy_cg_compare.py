@@ -4,8 +4,9 @@
 The system is kfvm-bench's: the 7-point finite-volume matrix of d(phi)/dt = lap(phi) on
 n^3 cells of the unit cube, Dirichlet 0 on all six faces, dt = h^2, so that every row is
 scaled by the cell volume h^3: diagonal h^3/dt + sum of face coefficients (h between
-cells, 2h to a Dirichlet face), off-diagonals -h. Solved to rtol 1e-8 from the previous
-field as initial guess (kfvm's ImplicitStepper does the same).
+cells, 2h to a Dirichlet face), off-diagonals -h; right-hand side h^3/dt times the
+field sin(3x) sin(2y + z). Solved to rtol 1e-8 from that field as initial guess (kfvm's
+ImplicitStepper does the same).
 
     python3 perf/cupy_cg_compare.py --n 256 --kfvm-json bench-cuda.json
 
@@ -36,9 +37,10 @@ def system(n):
          + sparse.kron(sparse.kron(T, eye), eye))
     mass = h ** 3 / (h * h)
     A = (K + mass * sparse.identity(n ** 3, format="csr")).tocsr()
-    x = cp.arange(n) * h + h / 2
-    s = cp.sin(cp.pi * x)
-    phi = (s[:, None, None] * s[None, :, None] * s[None, None, :]).ravel()
+    c = cp.arange(n) * h + h / 2
+    # kfvm-bench's field: sin(3x) sin(2y + z), cell (i, j, k) at index i + n (j + n k)
+    z, y, x = cp.meshgrid(c, c, c, indexing="ij")
+    phi = (cp.sin(3 * x) * cp.sin(2 * y + z)).ravel()
     return A, mass * phi, phi
 
 

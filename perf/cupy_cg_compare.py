@@ -14,6 +14,7 @@ prints CuPy's median time and iterations and, given kfvm-bench's JSON of the sam
 kfvm's backward-Euler step time and the speed-up.
 """
 import argparse
+import inspect
 import json
 import time
 
@@ -52,6 +53,8 @@ def main():
     args = parser.parse_args()
     A, b, guess = system(args.n)
     iterations = [0]
+    # CuPy follows SciPy, which renamed tol to rtol.
+    tolerance_name = "rtol" if "rtol" in inspect.signature(linalg.cg).parameters else "tol"
 
     def count(_):
         iterations[0] += 1
@@ -61,8 +64,8 @@ def main():
         iterations[0] = 0
         cp.cuda.Device().synchronize()
         start = time.perf_counter()
-        x, info = linalg.cg(A, b, x0=guess.copy(), tol=1e-8, atol=0, maxiter=5000,
-                            callback=count)
+        x, info = linalg.cg(A, b, x0=guess.copy(), atol=0, maxiter=5000, callback=count,
+                            **{tolerance_name: 1e-8})
         cp.cuda.Device().synchronize()
         if r > 0:
             times.append(time.perf_counter() - start)

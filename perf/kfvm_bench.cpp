@@ -128,10 +128,10 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
     Kokkos::deep_copy(work.values(), phi.values());
     iterations = stepper.step(work, Real(1) / invDt).iterations;
   });
-  // Per fused Jacobi-CG iteration: the matrix once; z, p_old read, p, q written (kernel
-  // 1); p, q, inverse diagonal read, x and r read and written, z written (kernel 2).
-  const double iterationBytes =
-      nnz * (S + sizeof(Ordinal)) + (cells + 1) * sizeof(Offset) + 12 * cells * S;
+  // Per CG iteration: SpMV + 3 dots (r.z fused with nothing yet) + 3 axpby + Jacobi.
+  const double iterationBytes = nnz * (S + sizeof(Ordinal)) +
+                                (cells + 1) * sizeof(Offset) +
+                                cells * S * (2 + 2 + 2 + 2 + 3 * 3 + 3);
   results.push_back({"CG iteration (Jacobi)", n, stepSeconds / std::max(iterations, 1),
                      iterationBytes});
   results.push_back(

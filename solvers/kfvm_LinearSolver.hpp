@@ -58,9 +58,6 @@ class LinearSolver {
   double tolerance() const { return tolerance_; }
   double absoluteTolerance() const { return absoluteTolerance_; }
   int maxIterations() const { return maxIterations_; }
-  /// 1 / diag(A) when the preconditioner is Jacobi; an empty View otherwise. For solvers
-  /// that fuse the preconditioner into their own kernels.
-  const Vector<ExecSpace>& jacobiInverseDiagonal() const { return inverseDiagonal_; }
   /// z = M^-1 r with the chosen preconditioner (Jacobi or none).
   void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
   /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).

@@ -44,13 +44,17 @@ class Field {
     return std::vector<Real>(host.data(), host.data() + host.extent(0));
   }
 
-  /// Sets the values from a host vector of size() entries.
-  void fromHost(const std::vector<Real>& values) {
+  /// Sets the values from a host vector of size() entries (converted to Real).
+  template <class T>
+  void fromHost(const std::vector<T>& values) {
     require(static_cast<Ordinal>(values.size()) == size(), "field '", name_, "' has ",
             size(), " values, got ", values.size());
     auto host = Kokkos::create_mirror_view(values_);
-    for (Ordinal i = 0; i < size(); ++i) host(i) = values[i];
+    for (Ordinal i = 0; i < size(); ++i) host(i) = Real(values[i]);
     Kokkos::deep_copy(values_, host);
+  }
+  void fromHost(std::initializer_list<Real> values) {
+    fromHost(std::vector<Real>(values));
   }
 
   /// Throws kfvm::Error unless this field lives on mesh; role says what it is used as.

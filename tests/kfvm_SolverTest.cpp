@@ -82,7 +82,7 @@ std::vector<double> rightHandSide(Ordinal n) {
 
 void expectSolvesLikeDirect(const HostSystem& system, const std::string& name,
                             const std::string& preconditioner) {
-  auto solver = makeLinearSolver<Space>(name, {{"tolerance", "1e-12"},
+  auto solver = makeLinearSolver<Space>(name, {{"tolerance", solverToleranceText(1e-12)},
                                                {"preconditioner", preconditioner},
                                                {"max_iterations", "2000"}});
   solver->setMatrix(system.matrix());
@@ -91,7 +91,8 @@ void expectSolvesLikeDirect(const HostSystem& system, const std::string& name,
   const auto report = solver->solve(toDevice(b), x);
   EXPECT_TRUE(report.converged) << name << ": " << report.reason;
   EXPECT_GT(report.iterations, 0);
-  EXPECT_LE(report.finalResidual, 1e-12 * report.initialResidual * 1.0001 + 1e-300);
+  EXPECT_LE(report.finalResidual,
+            solverTolerance(1e-12) * report.initialResidual * 1.0001 + 1e-300);
   const auto direct = solveDense(system.dense, b);
   EXPECT_LT(maxDifference(toHost(x), direct), tolerance(1e-9))
       << name << " + " << preconditioner;
@@ -119,8 +120,8 @@ TEST(Solvers, NonSymmetricSolversMatchDirectSolution) {
 
 TEST(Solvers, GmresWithShortRestartStillConverges) {
   const auto system = nonSymmetricSystem();
-  auto solver =
-      makeLinearSolver<Space>("gmres", {{"tolerance", "1e-10"}, {"restart", "5"}});
+  auto solver = makeLinearSolver<Space>(
+      "gmres", {{"tolerance", solverToleranceText(1e-10)}, {"restart", "5"}});
   solver->setMatrix(system.matrix());
   const auto b = rightHandSide(system.n);
   auto x = toDevice(std::vector<double>(system.n, 1.0));
@@ -133,8 +134,8 @@ TEST(Solvers, GmresWithShortRestartStillConverges) {
 TEST(Solvers, IterationLimitIsReportedAsNotConverged) {
   const auto system = spdSystem();
   for (const auto& name : nativeSolvers) {
-    auto solver =
-        makeLinearSolver<Space>(name, {{"tolerance", "1e-12"}, {"max_iterations", "2"}});
+    auto solver = makeLinearSolver<Space>(
+        name, {{"tolerance", solverToleranceText(1e-12)}, {"max_iterations", "2"}});
     solver->setMatrix(system.matrix());
     auto x = toDevice(std::vector<double>(system.n, 0.0));
     const auto report = solver->solve(toDevice(rightHandSide(system.n)), x);

@@ -8,7 +8,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace kfvm::Test {
 
@@ -31,6 +33,20 @@ inline double tolerance(double forDouble) {
   const double ulps = forDouble / std::numeric_limits<double>::epsilon();
   const double scaled = ulps * std::numeric_limits<float>::epsilon();
   return scaled < 1e-3 ? scaled : 1e-3;
+}
+
+/// A relative solver tolerance that the precision can reach: the value given in double,
+/// at least 1e-6 in float.
+inline double solverTolerance(double forDouble) {
+  return sizeof(Real) == sizeof(double) ? forDouble
+                                        : (forDouble > 1e-6 ? forDouble : 1e-6);
+}
+
+/// solverTolerance() as the text a solver parameter takes.
+inline std::string solverToleranceText(double forDouble) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", solverTolerance(forDouble));
+  return text;
 }
 
 }  // namespace kfvm::Test

@@ -5,6 +5,16 @@
 
 namespace kfvm {
 
+/// How the matrix-free apply walks the grid.
+///  - Rows: one work item per (j, k) row of cells, an inner loop over i (contiguous in
+///    memory, so CPUs vectorise it); the default on host memory spaces.
+///  - Columns: one work item per (i, j), marching along k and carrying x and the z-face
+///    coefficient of the previous cell in registers (neighbouring work items read
+///    neighbouring addresses: coalesced on GPUs); the default on device memory spaces.
+///  - Cells: one work item per cell, (i, j, k) decoded by integer division.
+/// All give the same numbers.
+enum class StencilLoop { Auto, Rows, Columns, Cells };
+
 /// Matrix-free apply of the assembled operator on a structured grid: the 3-, 5- or
 /// 7-point stencil read from the assembler's face coefficients and diagonal through
 /// (i, j, k) indexing, with no matrix and no connectivity lookups. apply() gives the same
@@ -12,13 +22,15 @@ namespace kfvm {
 template <class ExecSpace>
 class StencilOperator {
  public:
-  explicit StencilOperator(const Assembler<ExecSpace>& assembler);
+  explicit StencilOperator(const Assembler<ExecSpace>& assembler,
+                           StencilLoop loop = StencilLoop::Auto);
 
   /// y = A x, A the matrix of the assembler's last assemble().
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
 
  private:
   const Assembler<ExecSpace>* assembler_;
+  StencilLoop loop_;
 };
 
 }  // namespace kfvm

@@ -62,6 +62,14 @@ void multiplyElements(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
 #endif
 }
 
+/// x = value, by a kernel on ExecSpace (a scalar deep_copy may go through the host).
+template <class ExecSpace>
+void fill(const Vector<ExecSpace>& x, Real value) {
+  forEachIndex(
+      "kfvm::Blas::fill", ExecSpace(), Ordinal(x.extent(0)),
+      KOKKOS_LAMBDA(Ordinal i) { x(i) = value; });
+}
+
 /// y = x
 template <class ExecSpace>
 void copy(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {

@@ -105,7 +105,7 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
     loop_ = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                        typename ExecSpace::memory_space>::accessible
                 ? StencilLoop::Rows
-                : StencilLoop::Columns;
+                : StencilLoop::Cells;
   }
 }
 

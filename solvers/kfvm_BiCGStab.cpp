@@ -35,8 +35,8 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
     if (residual <= target)
       return finishReport("bicgstab", 0, initial, residual, target, false);
     Blas::copy(r_, shadow_);
-    Kokkos::deep_copy(ExecSpace(), p_, Real(0));
-    Kokkos::deep_copy(ExecSpace(), v_, Real(0));
+    Blas::fill(p_, Real(0));
+    Blas::fill(v_, Real(0));
     double rho = 1, alpha = 1, omega = 1;
     bool breakdown = false;
     while (iteration < this->maxIterations()) {

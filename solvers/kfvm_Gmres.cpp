@@ -97,7 +97,7 @@ class Gmres final : public LinearSolver<ExecSpace> {
         for (int l = i + 1; l < k; ++l) sum -= h(i, l) * y_[l];
         y_[i] = sum / h(i, i);
       }
-      Kokkos::deep_copy(ExecSpace(), w_, Real(0));
+      Blas::fill(w_, Real(0));
       for (int i = 0; i < k; ++i) Blas::axpby(Real(y_[i]), basis_[i], Real(1), w_);
       this->precondition(w_, z_);
       Blas::axpby(Real(1), z_, Real(1), x);

@@ -4,10 +4,12 @@
 //   d(phi)/dt = D lap(phi),  phi = 0 on all six faces,  phi(t=0) = sin(pi x) sin(pi y)
 //   sin(pi z) exact:    phi = exp(-3 pi^2 D t) sin(pi x) sin(pi y) sin(pi z)
 //
-// Sample runs:
-//   kfvm-diffusion3d                                   # 64^3 cells, 10 backward-Euler
-//   steps kfvm-diffusion3d --n 128 --steps 20 --dt 5e-4 --scheme cn --solver cg --tol
-//   1e-10 kfvm-diffusion3d --solver gmres --preconditioner none --max-iterations 500
+// Sample runs (64^3 cells and 10 backward-Euler steps by default):
+// clang-format off
+//   kfvm-diffusion3d
+//   kfvm-diffusion3d --n 128 --steps 20 --dt 5e-4 --scheme cn --solver cg --tol 1e-10
+//   kfvm-diffusion3d --solver gmres --preconditioner none --max-iterations 500
+// clang-format on
 //
 // Prints a progress line per step and the final figures: wall time, solver iterations,
 // last residual, L2 norm of the field and its error against the exact solution. Exits

@@ -63,8 +63,10 @@ if(KFVM_ENABLE_TRILINOS)
   endif()
   find_package(MPI REQUIRED COMPONENTS CXX)  # Debian's Trilinos is built with OpenMPI
   set(KFVM_HAVE_TRILINOS ON)
+  set(KFVM_HAVE_MPI ON)  # through Tpetra, for now kfvm's only MPI user
 else()
   set(KFVM_HAVE_TRILINOS OFF)
+  set(KFVM_HAVE_MPI OFF)
   if(_kfvm_trilinos_why)
     message(STATUS "kfvm: Trilinos adapter off (${_kfvm_trilinos_why})")
   endif()

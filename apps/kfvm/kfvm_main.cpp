@@ -1,0 +1,34 @@
+// kfvm: the command-line tool. `kfvm info` prints the build and the machine.
+//
+// CLI11 parses first, so `--help` and usage errors never start Kokkos; Kokkos' own
+// arguments (--kokkos-num-threads=4, --kokkos-device-id=1, ...) pass through to
+// Kokkos::initialize, which runs only when a subcommand runs.
+#include "kfvm_InfoCommand.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+int main(int argc, char* argv[]) {
+  std::vector<char*> ownArguments;
+  for (int i = 0; i < argc; ++i)
+    if (i == 0 || std::strncmp(argv[i], "--kokkos-", 9) != 0)
+      ownArguments.push_back(argv[i]);
+
+  CLI::App app{"kfvm: finite-volume PDE solver on Kokkos"};
+  app.require_subcommand(1);
+  kfvm::app::CommandContext context{argc, argv};
+  kfvm::app::addInfoCommand(app, context);
+  try {
+    app.parse(int(ownArguments.size()), ownArguments.data());
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "kfvm: %s\n", error.what());
+    return 1;
+  }
+  return context.exitCode;
+}

@@ -1,0 +1,85 @@
+cmake_minimum_required(VERSION 3.16)
+# Guard: the backend labels ctest reports must be exactly the execution spaces Kokkos was
+# configured with (as `kfvm info --backends` reads them from Kokkos' macros), and every
+# backend must run the same number of tests. Run by ctest with
+#   -DKFVM_COMMAND=<kfvm> -DCTEST_COMMAND=<ctest> -DBUILD_DIR=<build tree> -P this file
+foreach(variable KFVM_COMMAND CTEST_COMMAND BUILD_DIR)
+  if(NOT ${variable})
+    message(FATAL_ERROR "kfvmCheckBackendLabels: ${variable} is not set")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${KFVM_COMMAND} info --backends
+                OUTPUT_VARIABLE kokkos_spaces RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "'kfvm info --backends' failed (${status})")
+endif()
+
+execute_process(COMMAND ${CTEST_COMMAND} --print-labels WORKING_DIRECTORY ${BUILD_DIR}
+                OUTPUT_VARIABLE label_text RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "'ctest --print-labels' failed (${status})")
+endif()
+
+# Every Kokkos execution space name is a backend label; other labels (perf, MPI...) are not.
+set(all_spaces Serial OpenMP Threads HPX Cuda HIP SYCL OpenMPTarget)
+# Kokkos may print start-up warnings to stdout too: keep only the lines naming a space.
+string(REPLACE "\n" ";" info_lines "${kokkos_spaces}")
+set(kokkos_spaces "")
+foreach(line IN LISTS info_lines)
+  string(STRIP "${line}" line)
+  if(line IN_LIST all_spaces)
+    list(APPEND kokkos_spaces ${line})
+  endif()
+endforeach()
+if(NOT kokkos_spaces)
+  message(FATAL_ERROR "'kfvm info --backends' named no execution space")
+endif()
+
+set(backend_labels "")
+string(REPLACE "\n" ";" label_lines "${label_text}")
+foreach(line IN LISTS label_lines)
+  string(STRIP "${line}" label)
+  if(label IN_LIST all_spaces)
+    list(APPEND backend_labels ${label})
+  endif()
+endforeach()
+
+set(problems "")
+foreach(space IN LISTS kokkos_spaces)
+  if(NOT space IN_LIST backend_labels)
+    string(APPEND problems "\n  Kokkos enables ${space}, but no ctest test is labelled ${space}")
+  endif()
+endforeach()
+foreach(label IN LISTS backend_labels)
+  if(NOT label IN_LIST kokkos_spaces)
+    string(APPEND problems "\n  ctest label ${label} is not an execution space of this Kokkos")
+  endif()
+endforeach()
+
+# The same test sources run on every backend, so each label must hold as many tests.
+set(reference_count "")
+foreach(label IN LISTS backend_labels)
+  execute_process(COMMAND ${CTEST_COMMAND} -N -L "^${label}$" WORKING_DIRECTORY ${BUILD_DIR}
+                  OUTPUT_VARIABLE listing)
+  # Count the suite's own tests (named <Backend>.<Suite>.<Test>); other tests may carry a
+  # backend label too (the Trilinos adapter's run on Serial).
+  string(REGEX MATCHALL "Test +#[0-9]+: ${label}\\.[A-Za-z0-9_]+\\.[A-Za-z0-9_/]+" suite_tests
+         "${listing}")
+  list(LENGTH suite_tests count)
+  message(STATUS "backend ${label}: ${count} tests")
+  if(NOT count OR count EQUAL 0)
+    string(APPEND problems "\n  backend ${label} has no tests")
+  elseif(reference_count STREQUAL "")
+    set(reference_count ${count})
+    set(reference_label ${label})
+  elseif(NOT count EQUAL reference_count)
+    string(APPEND problems
+           "\n  backend ${label} has ${count} tests, ${reference_label} has ${reference_count}")
+  endif()
+endforeach()
+
+if(problems)
+  message(FATAL_ERROR "backend labels do not match Kokkos (${kokkos_spaces}):${problems}")
+endif()
+message(STATUS "backend labels match Kokkos: ${kokkos_spaces}")

@@ -1,3 +1,4 @@
+#include <detail/kfvm_AssemblyKernels.hpp>
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
@@ -9,14 +10,6 @@ namespace kfvm {
 namespace Details {
 
 constexpr int maxFacesPerCell = 12;
-
-/// Weight of a boundary face with coefficient k = D_f A_f under the Robin
-/// condition a phi + b dphi/dn = g at distance d from the cell centre: the outward flux
-/// is k (g - a phi_P) / (a d + b), so phi_P gets k a / (a d + b) and the rhs k g / (a d +
-/// b).
-KOKKOS_INLINE_FUNCTION Real robinWeight(Real k, Real a, Real b, Real d) {
-  return k / (a * d + b);
-}
 
 /// Row offsets of the CRS structure: one entry per cell plus one per interior face.
 template <class ExecSpace>
@@ -90,10 +83,23 @@ struct StructureBuilder {
 template <class ExecSpace>
 Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
     : equation_(equation),
-      faceCoefficients_("kfvm::Assembler::faceCoefficients", equation.mesh().numFaces()),
+      ownerWeights_("kfvm::Assembler::ownerWeights", equation.mesh().numFaces()),
       diagonal_("kfvm::Assembler::diagonal", equation.mesh().numCells()) {
   equation_.validate();
   const auto& mesh = equation_.mesh();
+  // Without convection the operator is symmetric: one weight per face serves both sides.
+  neighbourWeights_ = equation_.hasConvection()
+                          ? DeviceView<Real*, ExecSpace>(
+                                "kfvm::Assembler::neighbourWeights", mesh.numFaces())
+                          : ownerWeights_;
+  if (equation_.needsSweeps()) {
+    gradient_ =
+        DeviceView<Real* [3], ExecSpace>("kfvm::Assembler::gradient", mesh.numCells());
+    gradientOld_ =
+        DeviceView<Real* [3], ExecSpace>("kfvm::Assembler::gradientOld", mesh.numCells());
+    correction_ =
+        DeviceView<Real*, ExecSpace>("kfvm::Assembler::tvdCorrection", mesh.numFaces());
+  }
   {
     auto offsets =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellFaceOffsets());
@@ -123,96 +129,36 @@ template <class ExecSpace>
 void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
                                     const CellField<ExecSpace>& phiOld,
                                     const Vector<ExecSpace>& rhs) {
+  assemble(invDt, theta, phiOld, phiOld, rhs);
+}
+
+template <class ExecSpace>
+void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
+                                    const CellField<ExecSpace>& phiOld,
+                                    const CellField<ExecSpace>& iterate,
+                                    const Vector<ExecSpace>& rhs) {
   const auto& mesh = equation_.mesh();
   phiOld.requireOn(mesh, "previous-step");
+  iterate.requireOn(mesh, "iterate");
   require(rhs.extent(0) == std::size_t(mesh.numCells()), "right-hand side has ",
           rhs.extent(0), " entries, mesh has ", mesh.numCells(), " cells");
   require(theta > 0 && theta <= 1, "theta must be in (0, 1], got ", theta);
   require(invDt >= 0 && Compat::isfinite(invDt), "1/dt must be finite and >= 0, got ",
           invDt);
   theta_ = theta;
-
-  // Face loop: D_f A_f / d_f inside, D_f A_f on the boundary.
-  auto coefficients = faceCoefficients_;
-  auto faceCells = mesh.faceCells();
-  auto areas = mesh.faceAreas();
-  auto distances = mesh.faceDistances();
-  auto normals = mesh.faceNormals();
-  auto faceCentres = mesh.faceCentres();
-  auto cellCentres = mesh.cellCentres();
-  const auto D = equation_.diffusionCoefficient();
-  const bool perFace = equation_.diffusionPerFace();
-  forEachFace(
-      "kfvm::Assembler::faceCoefficients", mesh, KOKKOS_LAMBDA(Ordinal f) {
-        const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
-        Real Df;
-        if (perFace) {
-          Df = D(f);
-        } else if (neighbour < 0) {
-          Df = D(owner);
-        } else {
-          // Harmonic mean weighted by each cell's distance to the face.
-          Real dOwner = 0;
-          for (int a = 0; a < 3; ++a)
-            dOwner += (faceCentres(f, a) - cellCentres(owner, a)) * normals(f, a);
-          const Real dNeighbour = distances(f) - dOwner;
-          const Real Downer = D(owner), Dneighbour = D(neighbour);
-          Df = (Downer > 0 && Dneighbour > 0)
-                   ? distances(f) / (dOwner / Downer + dNeighbour / Dneighbour)
-                   : Real(0);
-        }
-        coefficients(f) = neighbour < 0 ? Df * areas(f) : Df * areas(f) / distances(f);
-      });
-
-  // Cell loop: each row gathers its faces.
-  auto cellFaceOffsets = mesh.cellFaceOffsets();
-  auto cellFaces = mesh.cellFaces();
-  auto faceSlots = mesh.faceBoundarySlots();
-  auto volumes = mesh.cellVolumes();
-  auto values = matrix_.values();
-  auto diagonal = diagonal_;
-  auto diagonalEntries = diagonalEntries_;
-  auto faceEntries = faceEntries_;
-  const auto& bcs = equation_.boundaryConditions();
-  auto robinA = bcs.robinA(), robinB = bcs.robinB(), robinG = bcs.robinG();
-  const auto rho = equation_.transientCoefficient();
-  const auto c = equation_.implicitSourceCoefficient();
-  const auto s = equation_.sourceCoefficient();
-  const bool transient = equation_.hasTransient();
-  auto old = phiOld.values();
-  const Real explicitWeight = 1 - theta;
-  forEachCell(
-      "kfvm::Assembler::fillRows", mesh, KOKKOS_LAMBDA(Ordinal cell) {
-        const Real volume = volumes(cell);
-        const Real mass = transient ? invDt * rho(cell) * volume : Real(0);
-        const Real oldValue = old(cell);
-        Real diag = mass - theta * c(cell) * volume;
-        Real b = mass * oldValue + s(cell) * volume;
-        Real Kold = -c(cell) * volume * oldValue;  // (K phiOld) of this row
-        for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1);
-             ++slot) {
-          const Ordinal f = cellFaces(slot);
-          const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
-          const Real k = coefficients(f);
-          if (neighbour >= 0) {
-            const Ordinal other = owner == cell ? neighbour : owner;
-            values(faceEntries(slot)) = -theta * k;
-            diag += theta * k;
-            Kold += k * (oldValue - old(other));
-          } else {
-            const Ordinal bs = faceSlots(f);
-            const Real weight =
-                Details::robinWeight(k, robinA(bs), robinB(bs), distances(f));
-            const Real kBoundary = weight * robinA(bs);
-            diag += theta * kBoundary;
-            b += weight * robinG(bs);
-            Kold += kBoundary * oldValue;
-          }
-        }
-        values(diagonalEntries(cell)) = diag;
-        diagonal(cell) = diag;
-        rhs(cell) = b - explicitWeight * Kold;
-      });
+  const bool tvd = equation_.needsSweeps();
+  if (tvd)
+    Details::tvdGradients(equation_, theta, iterate.values(), phiOld.values(), gradient_,
+                          gradientOld_);
+  Details::computeFaceWeights(equation_, ownerWeights_, neighbourWeights_);
+  if (tvd)
+    Details::tvdCorrectionFluxes(equation_, theta, iterate.values(), phiOld.values(),
+                                 gradient_, gradientOld_, correction_);
+  Details::fillRows(
+      equation_,
+      Details::RowFillArguments<ExecSpace>{
+          ownerWeights_, neighbourWeights_, correction_, matrix_.values(), diagonal_,
+          diagonalEntries_, faceEntries_, phiOld.values(), rhs, invDt, theta, tvd});
 }
 
 template <class ExecSpace>
@@ -223,35 +169,8 @@ void Assembler<ExecSpace>::applySpatialOperator(const Vector<ExecSpace>& x,
               y.extent(0) == std::size_t(mesh.numCells()),
           "applySpatialOperator: vectors must have ", mesh.numCells(), " entries, got ",
           x.extent(0), " and ", y.extent(0));
-  auto cellFaceOffsets = mesh.cellFaceOffsets();
-  auto cellFaces = mesh.cellFaces();
-  auto faceCells = mesh.faceCells();
-  auto faceSlots = mesh.faceBoundarySlots();
-  auto distances = mesh.faceDistances();
-  auto volumes = mesh.cellVolumes();
-  auto coefficients = faceCoefficients_;
-  const auto& bcs = equation_.boundaryConditions();
-  auto robinA = bcs.robinA(), robinB = bcs.robinB();
-  const auto c = equation_.implicitSourceCoefficient();
-  forEachCell(
-      "kfvm::Assembler::applySpatialOperator", mesh, KOKKOS_LAMBDA(Ordinal cell) {
-        const Real value = x(cell);
-        Real sum = -c(cell) * volumes(cell) * value;
-        for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1);
-             ++slot) {
-          const Ordinal f = cellFaces(slot);
-          const Ordinal owner = faceCells(f, 0), neighbour = faceCells(f, 1);
-          if (neighbour >= 0) {
-            sum += coefficients(f) * (value - x(owner == cell ? neighbour : owner));
-          } else {
-            const Ordinal bs = faceSlots(f);
-            sum += Details::robinWeight(coefficients(f), robinA(bs), robinB(bs),
-                                        distances(f)) *
-                   robinA(bs) * value;
-          }
-        }
-        y(cell) = sum;
-      });
+  Details::applySpatialOperator<ExecSpace>(equation_, ownerWeights_, neighbourWeights_, x,
+                                           y);
 }
 
 #define KFVM_INSTANTIATE_ASSEMBLER(Space) template class Assembler<Space>;

@@ -27,6 +27,10 @@ class Assembler {
   /// Refills matrix() and rhs. invDt = 0 and theta = 1 for a steady problem.
   void assemble(Real invDt, Real theta, const CellField<ExecSpace>& phiOld,
                 const Vector<ExecSpace>& rhs);
+  /// The same, with the nonlinear parts (TVD deferred correction) evaluated at iterate,
+  /// the latest approximation of the new phi.
+  void assemble(Real invDt, Real theta, const CellField<ExecSpace>& phiOld,
+                const CellField<ExecSpace>& iterate, const Vector<ExecSpace>& rhs);
 
   /// y = K x with the face coefficients of the last assemble(): the generic face path,
   /// without the matrix.
@@ -34,9 +38,12 @@ class Assembler {
 
   const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
   const Equation<ExecSpace>& equation() const { return equation_; }
-  /// Per face: D_f A_f / d_f on interior faces; D_f A_f on boundary faces.
-  DeviceView<const Real*, ExecSpace> faceCoefficients() const {
-    return faceCoefficients_;
+  /// Per face: on interior faces the owner weight a_O of the outflow J_f = a_O phi_O -
+  /// a_N phi_N (D_f A_f / d_f without convection); D_f A_f on boundary faces.
+  DeviceView<const Real*, ExecSpace> faceCoefficients() const { return ownerWeights_; }
+  /// Per interior face the neighbour weight a_N (the same View without convection).
+  DeviceView<const Real*, ExecSpace> faceNeighbourCoefficients() const {
+    return neighbourWeights_;
   }
   /// Diagonal of the last assembled matrix.
   Vector<ExecSpace> diagonal() const { return diagonal_; }
@@ -48,7 +55,9 @@ class Assembler {
   CrsMatrix<ExecSpace> matrix_;
   DeviceView<Offset*, ExecSpace> diagonalEntries_;  // per cell
   DeviceView<Offset*, ExecSpace> faceEntries_;  // per cell-face slot; unused on boundary
-  DeviceView<Real*, ExecSpace> faceCoefficients_;
+  DeviceView<Real*, ExecSpace> ownerWeights_, neighbourWeights_;
+  DeviceView<Real*[3], ExecSpace> gradient_, gradientOld_;  // TVD only
+  DeviceView<Real*, ExecSpace> correction_;                 // TVD only
   Vector<ExecSpace> diagonal_;
   Real theta_ = 1;
 };

@@ -18,6 +18,21 @@ struct Coefficient {
   }
 };
 
+/// A convection velocity as kernels read it: a constant vector, or the normal component
+/// u . n_f per face when normalValues is not empty.
+template <class ExecSpace>
+struct ConvectionVelocity {
+  Real vector[3] = {0, 0, 0};
+  DeviceView<const Real*, ExecSpace> normalValues;
+
+  template <class Normals>
+  KOKKOS_INLINE_FUNCTION Real normal(Ordinal face, const Normals& normals) const {
+    if (normalValues.extent(0) > 0) return normalValues(face);
+    return vector[0] * normals(face, 0) + vector[1] * normals(face, 1) +
+           vector[2] * normals(face, 2);
+  }
+};
+
 }  // namespace kfvm
 
 #endif

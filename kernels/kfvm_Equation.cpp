@@ -123,6 +123,38 @@ Equation<ExecSpace>& Equation<ExecSpace>::source(const CellField<ExecSpace>& s) 
 }
 
 template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
+                                                     ConvectionScheme scheme) {
+  const Real components[3] = {ux, uy, uz};
+  const char* names[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    require(std::isfinite(components[a]), "convection velocity ", names[a],
+            " component must be finite, got ", components[a]);
+    require(a < mesh_.dimension() || components[a] == 0, "convection velocity has a ",
+            names[a], " component (", components[a], ") on a ", mesh_.dimension(),
+            "D mesh");
+  }
+  velocity_ = ConvectionVelocity<ExecSpace>{};
+  for (int a = 0; a < 3; ++a) velocity_.vector[a] = components[a];
+  scheme_ = scheme;
+  hasConvection_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::convection(
+    const FaceField<ExecSpace>& normalVelocity, ConvectionScheme scheme) {
+  normalVelocity.requireOn(mesh_, "convection velocity");
+  Details::requireValidCoefficient(Coefficient<ExecSpace>{0, normalVelocity.values()},
+                                   "convection velocity", "face", false);
+  velocity_ = ConvectionVelocity<ExecSpace>{};
+  velocity_.normalValues = normalVelocity.values();
+  scheme_ = scheme;
+  hasConvection_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
                                                    const BoundaryCondition& condition) {
   bcs_.set(patch, condition);
@@ -136,6 +168,9 @@ void Equation<ExecSpace>::validate() const {
                                    true);
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   Details::requireValidCoefficient(s_, "source", "cell", false);
+  if (velocity_.normalValues.extent(0) > 0)
+    Details::requireValidCoefficient(Coefficient<ExecSpace>{0, velocity_.normalValues},
+                                     "convection velocity", "face", false);
 }
 
 #define KFVM_INSTANTIATE_EQUATION(Space) template class Equation<Space>;

@@ -3,6 +3,7 @@
 
 #include <kfvm_BoundaryCondition.hpp>
 #include <kfvm_Coefficient.hpp>
+#include <kfvm_Convection.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
 
@@ -10,8 +11,13 @@ namespace kfvm {
 
 /// One scalar transport equation built from FiPy's terms:
 ///
-///   TransientTerm(rho) == DiffusionTerm(D) + ImplicitSourceTerm(c) + source(s)
-///   i.e.   rho dphi/dt = div(D grad phi) + c phi + s
+///   TransientTerm(rho) + ConvectionTerm(u) == DiffusionTerm(D) + ImplicitSourceTerm(c)
+///                                             + source(s)
+///   i.e.   rho dphi/dt + div(u phi) = div(D grad phi) + c phi + s
+///
+/// The convection velocity is a constant vector or a face field of normal components
+/// u . n_f (n_f points from the face's owner cell to its neighbour; outward on the
+/// boundary). Its scheme is one of ConvectionScheme (kfvm_Convection.hpp).
 ///
 /// A diffusion coefficient given per cell is averaged to faces harmonically (exact for
 /// layered media); one given per face is used as it is. Terms not added are zero; without
@@ -30,6 +36,10 @@ class Equation {
   Equation& implicitSource(const CellField<ExecSpace>& c);
   Equation& source(Real s);
   Equation& source(const CellField<ExecSpace>& s);
+  Equation& convection(Real ux, Real uy, Real uz,
+                       ConvectionScheme scheme = ConvectionScheme::Upwind);
+  Equation& convection(const FaceField<ExecSpace>& normalVelocity,
+                       ConvectionScheme scheme = ConvectionScheme::Upwind);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
 
   /// Throws kfvm::Error naming the first coefficient value that is NaN, infinite, or (for
@@ -45,6 +55,13 @@ class Equation {
   const Coefficient<ExecSpace>& diffusionCoefficient() const { return D_; }
   const Coefficient<ExecSpace>& implicitSourceCoefficient() const { return c_; }
   const Coefficient<ExecSpace>& sourceCoefficient() const { return s_; }
+  bool hasConvection() const { return hasConvection_; }
+  ConvectionScheme convectionScheme() const { return scheme_; }
+  /// The convection velocity as kernels read it: velocity.normal(f, normals).
+  const ConvectionVelocity<ExecSpace>& convectionVelocity() const { return velocity_; }
+  /// True when the discrete equation is nonlinear in phi and a solve needs sweeps (TVD
+  /// convection's deferred correction).
+  bool needsSweeps() const { return hasConvection_ && isTvd(scheme_); }
 
  private:
   Coefficient<ExecSpace> checkedCellCoefficient(const CellField<ExecSpace>& field,
@@ -54,7 +71,10 @@ class Equation {
   BoundaryConditions<ExecSpace> bcs_;
   bool hasTransient_ = false;
   bool diffusionPerFace_ = false;
+  bool hasConvection_ = false;
+  ConvectionScheme scheme_ = ConvectionScheme::Upwind;
   Coefficient<ExecSpace> rho_, D_, c_, s_;
+  ConvectionVelocity<ExecSpace> velocity_;
 };
 
 }  // namespace kfvm

@@ -10,7 +10,10 @@ namespace Details {
 /// Data and per-cell arithmetic shared by the three loops.
 template <class ExecSpace>
 struct StencilData {
-  DeviceView<const Real*, ExecSpace> coefficients;
+  // Lower faces (this cell is their neighbour) weigh the other cell with the owner
+  // weight, upper faces (this cell owns them) with the neighbour weight; without
+  // convection both are the same View.
+  DeviceView<const Real*, ExecSpace> lower, upper;
   Vector<ExecSpace> diagonal, x, y;
   Real theta;
   int nx, ny, nz;
@@ -20,12 +23,12 @@ struct StencilData {
   KOKKOS_INLINE_FUNCTION Real inPlane(int i, int j, int k, Ordinal cell) const {
     const Ordinal xFace = i + (nx + 1) * (j + ny * k);
     Real sum = 0;
-    if (i > 0) sum += coefficients(xFace) * x(cell - 1);
-    if (i < nx - 1) sum += coefficients(xFace + 1) * x(cell + 1);
+    if (i > 0) sum += lower(xFace) * x(cell - 1);
+    if (i < nx - 1) sum += upper(xFace + 1) * x(cell + 1);
     if (firstY >= 0) {
       const Ordinal yFace = firstY + i + nx * (j + (ny + 1) * k);
-      if (j > 0) sum += coefficients(yFace) * x(cell - nx);
-      if (j < ny - 1) sum += coefficients(yFace + nx) * x(cell + nx);
+      if (j > 0) sum += lower(yFace) * x(cell - nx);
+      if (j < ny - 1) sum += upper(yFace + nx) * x(cell + nx);
     }
     return sum;
   }
@@ -37,8 +40,8 @@ struct StencilData {
     const Ordinal zFace =
         firstZ + cell;  // z faces are numbered like cells, plus one plane
     Real sum = 0;
-    if (k > 0) sum += coefficients(zFace) * x(cell - plane);
-    if (k < nz - 1) sum += coefficients(zFace + plane) * x(cell + plane);
+    if (k > 0) sum += lower(zFace) * x(cell - plane);
+    if (k < nz - 1) sum += upper(zFace + plane) * x(cell + plane);
     return sum;
   }
 
@@ -74,23 +77,24 @@ struct StencilColumns : StencilData<ExecSpace> {
     const bool hasZ = this->firstZ >= 0;
     // Carried along k: x below, x here, and the coefficient of the face below.
     Real below = 0, here = this->x(column);
-    Real lowerFace = hasZ ? this->coefficients(this->firstZ + column) : Real(0);
+    Real lowerFace = hasZ ? this->lower(this->firstZ + column) : Real(0);
     for (int k = 0; k < this->nz; ++k) {
       const Ordinal cell = column + plane * k;
       Real offDiagonal = this->inPlane(i, j, k, cell);
-      Real above = 0, upperFace = 0;
+      Real above = 0, nextLowerFace = 0;
       if (hasZ) {
-        upperFace = this->coefficients(this->firstZ + cell + plane);
+        const Ordinal upperFace = this->firstZ + cell + plane;
+        nextLowerFace = this->lower(upperFace);
         if (k > 0) offDiagonal += lowerFace * below;
         if (k < this->nz - 1) {
           above = this->x(cell + plane);
-          offDiagonal += upperFace * above;
+          offDiagonal += this->upper(upperFace) * above;
         }
       }
       this->y(cell) = this->diagonal(cell) * here - this->theta * offDiagonal;
       below = here;
       here = above;
-      lowerFace = upperFace;
+      lowerFace = nextLowerFace;
     }
   }
 };
@@ -120,6 +124,7 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
   const auto n = mesh.cellCounts();
   const Details::StencilData<ExecSpace> data{
       assembler_->faceCoefficients(),
+      assembler_->faceNeighbourCoefficients(),
       assembler_->diagonal(),
       x,
       y,

@@ -1,8 +1,10 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 
 #include <cmath>
+#include <cstdio>
 
 namespace kfvm {
 
@@ -21,6 +23,11 @@ ImplicitStepper<ExecSpace>::ImplicitStepper(
       previous_(equation.mesh(), "kfvm::ImplicitStepper::previous"),
       rhs_("kfvm::ImplicitStepper::rhs", equation.mesh().numCells()) {
   require(solver_ != nullptr, "ImplicitStepper needs a linear solver, got none");
+  if (equation.needsSweeps()) {
+    work_ = Vector<ExecSpace>("kfvm::ImplicitStepper::work", equation.mesh().numCells());
+    iterate_ =
+        Vector<ExecSpace>("kfvm::ImplicitStepper::iterate", equation.mesh().numCells());
+  }
   // A representative assembly, so that the solver sets up (and allocates its workspaces)
   // once, here, on a matrix with the real structure and a meaningful diagonal.
   assembler_.assemble(equation.hasTransient() ? Real(1) : Real(0), Real(1), previous_,
@@ -29,15 +36,28 @@ ImplicitStepper<ExecSpace>::ImplicitStepper(
 }
 
 template <class ExecSpace>
-SolverReport ImplicitStepper<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
-  phi.requireOn(assembler_.equation().mesh(), "solution");
-  assembler_.assemble(Real(0), Real(1), phi, rhs_);
-  return solveAssembled(phi);
+void ImplicitStepper<ExecSpace>::setSweeps(int maxSweeps, Real tolerance,
+                                           Real relaxation) {
+  require(maxSweeps >= 1, "maxSweeps must be at least 1, got ", maxSweeps);
+  require(relaxation > 0 && relaxation <= 1, "sweep relaxation must be in (0, 1], got ",
+          relaxation);
+  relaxation_ = relaxation;
+  require(tolerance > 0 && std::isfinite(tolerance),
+          "sweep tolerance must be positive and finite, got ", tolerance);
+  maxSweeps_ = maxSweeps;
+  sweepTolerance_ = tolerance;
 }
 
 template <class ExecSpace>
-SolverReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
-                                              TimeScheme scheme) {
+StepReport ImplicitStepper<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
+  phi.requireOn(assembler_.equation().mesh(), "solution");
+  Kokkos::deep_copy(ExecSpace(), previous_.values(), phi.values());
+  return solve(phi, Real(0), Real(1));
+}
+
+template <class ExecSpace>
+StepReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
+                                            TimeScheme scheme) {
   phi.requireOn(assembler_.equation().mesh(), "solution");
   require(assembler_.equation().hasTransient(),
           "step() needs an equation with a TransientTerm; use solveSteady() otherwise");
@@ -45,14 +65,58 @@ SolverReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt
           dt);
   Kokkos::deep_copy(ExecSpace(), previous_.values(), phi.values());
   const Real theta = scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1);
-  assembler_.assemble(Real(1) / dt, theta, previous_, rhs_);
-  return solveAssembled(phi);
+  return solve(phi, Real(1) / dt, theta);
 }
 
 template <class ExecSpace>
-SolverReport ImplicitStepper<ExecSpace>::solveAssembled(CellField<ExecSpace>& phi) {
-  solver_->setMatrix(assembler_.matrix());
-  return solver_->solve(rhs_, phi.values());
+double ImplicitStepper<ExecSpace>::relativeResidual(const CellField<ExecSpace>& phi) {
+  multiply(assembler_.matrix(), phi.values(), work_);
+  Blas::axpby(Real(1), rhs_, Real(-1), work_);
+  const double residual = double(Blas::norm2(work_));
+  const double scale = double(Blas::norm2(rhs_));
+  return scale > 0 ? residual / scale : residual;
+}
+
+template <class ExecSpace>
+StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real invDt,
+                                             Real theta) {
+  const bool sweeping = assembler_.equation().needsSweeps();
+  StepReport report;
+  report.sweeps = 0;
+  for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
+    assembler_.assemble(invDt, theta, previous_, phi, rhs_);
+    if (sweeping) {
+      const double residual = relativeResidual(phi);
+      report.sweepResiduals.push_back(residual);
+      if (sweep > 1 && residual <= double(sweepTolerance_)) return report;
+    }
+    solver_->setMatrix(assembler_.matrix());
+    const bool relax = sweeping && relaxation_ < 1;
+    if (relax) Blas::copy(phi.values(), iterate_);
+    SolverReport linear = solver_->solve(rhs_, phi.values());
+    if (relax) Blas::axpby(Real(1) - relaxation_, iterate_, relaxation_, phi.values());
+    const int total = report.totalIterations + linear.iterations;
+    static_cast<SolverReport&>(report) = linear;
+    report.totalIterations = total;
+    report.sweeps = sweep;
+    if (!linear.converged) return report;
+  }
+  if (sweeping) {
+    // The last solve's result has not been checked yet: one more residual.
+    assembler_.assemble(invDt, theta, previous_, phi, rhs_);
+    const double residual = relativeResidual(phi);
+    report.sweepResiduals.push_back(residual);
+    if (residual > double(sweepTolerance_)) {
+      report.converged = false;
+      char text[160];
+      std::snprintf(text, sizeof(text),
+                    "sweeps did not converge: relative nonlinear residual %.3e after %d "
+                    "sweeps (tolerance %.3e)",
+                    residual, maxSweeps_, double(sweepTolerance_));
+      report.reason = text;
+    }
+  }
+  return report;
 }
 
 #define KFVM_INSTANTIATE_STEPPER(Space) template class ImplicitStepper<Space>;

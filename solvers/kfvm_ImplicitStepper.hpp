@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kfvm {
 
@@ -14,6 +15,15 @@ enum class TimeScheme { BackwardEuler, CrankNicolson };
 
 /// "backward-euler" / "be", "crank-nicolson" / "cn"; throws kfvm::Error naming the text.
 TimeScheme timeSchemeFromName(const std::string& name);
+
+/// What a steady solve or a time step did: the last linear solve's report, plus the
+/// sweeps of a nonlinear equation (TVD convection). converged is false when either the
+/// last linear solve or the sweeps did not converge; reason says which.
+struct StepReport : SolverReport {
+  int sweeps = 1;
+  int totalIterations = 0;             ///< linear iterations over all sweeps
+  std::vector<double> sweepResiduals;  ///< ||b(phi) - A(phi) phi|| / ||b(phi)|| per sweep
+};
 
 /// Steady solves and implicit time steps of one Equation. Everything a step needs (the
 /// matrix structure, right-hand side, previous values, solver workspaces) is allocated on
@@ -27,22 +37,33 @@ class ImplicitStepper {
 
   /// Solves 0 = div(D grad phi) + c phi + s (ignoring any TransientTerm); phi is the
   /// initial guess and the answer.
-  SolverReport solveSteady(CellField<ExecSpace>& phi);
+  StepReport solveSteady(CellField<ExecSpace>& phi);
 
   /// Advances phi by dt. The equation must have a TransientTerm.
-  SolverReport step(CellField<ExecSpace>& phi, Real dt,
-                    TimeScheme scheme = TimeScheme::BackwardEuler);
+  StepReport step(CellField<ExecSpace>& phi, Real dt,
+                  TimeScheme scheme = TimeScheme::BackwardEuler);
+
+  /// Sweeps of a nonlinear equation: at most maxSweeps, until the relative nonlinear
+  /// residual is at most tolerance (defaults 50 and 1e-8; linear equations need one).
+  /// relaxation in (0, 1] under-relaxes each sweep's update (default 1: none).
+  void setSweeps(int maxSweeps, Real tolerance, Real relaxation = 1);
 
   const Assembler<ExecSpace>& assembler() const { return assembler_; }
   LinearSolver<ExecSpace>& solver() { return *solver_; }
 
  private:
-  SolverReport solveAssembled(CellField<ExecSpace>& phi);
+  StepReport solve(CellField<ExecSpace>& phi, Real invDt, Real theta);
+  double relativeResidual(const CellField<ExecSpace>& phi);
 
   Assembler<ExecSpace> assembler_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
   CellField<ExecSpace> previous_;
   Vector<ExecSpace> rhs_;
+  Vector<ExecSpace> work_;  // nonlinear residuals; allocated only when sweeps are needed
+  Vector<ExecSpace> iterate_;  // the iterate before a relaxed sweep; idem
+  Real relaxation_ = 1;
+  int maxSweeps_ = 50;
+  Real sweepTolerance_ = Real(1e-8);
 };
 
 }  // namespace kfvm

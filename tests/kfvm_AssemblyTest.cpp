@@ -150,10 +150,16 @@ struct MixedProblem3D {
   CellField<Space> D;
   Equation<Space> equation;
 
-  explicit MixedProblem3D(const CartesianGrid& grid)
+  /// With convect, also a power-law convection term: the operator is non-symmetric.
+  explicit MixedProblem3D(const CartesianGrid& grid, bool convect = false)
       : mesh(grid), D(mesh, "D"), equation(mesh) {
     setSmoothDiffusivity(D, mesh);
     equation.transient(2.0).diffusion(D).implicitSource(-0.25).source(1.0);
+    if (convect) {
+      const int dim = grid.dimension();
+      equation.convection(7.0, dim >= 2 ? -4.0 : 0.0, dim >= 3 ? 3.0 : 0.0,
+                          ConvectionScheme::PowerLaw);
+    }
     if (mesh.hasPatch(Patch::Left)) {
       equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0));
     }
@@ -167,52 +173,56 @@ struct MixedProblem3D {
 };
 
 TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
-  for (const auto& grid :
-       {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3, 0.05}),
-        CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2}),
-        CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2},
-                                   {0.3, 0.1, 0.2, 0.25})}) {
-    MixedProblem3D problem(grid);
-    Assembler<Space> assembler(problem.equation);
-    const StencilOperator<Space> stencils[] = {
-        StencilOperator<Space>(assembler, StencilLoop::Rows),
-        StencilOperator<Space>(assembler, StencilLoop::Columns),
-        StencilOperator<Space>(assembler, StencilLoop::Cells),
-        StencilOperator<Space>(assembler)};
-    CellField<Space> old(problem.mesh, "old");
-    setWavyField(old, problem.mesh);
-    const Ordinal n = problem.mesh.numCells();
-    Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n),
-        fromStencil("fromStencil", n);
-    for (const Real theta : {Real(1), Real(0.5)}) {
-      assembler.assemble(10, theta, old, rhs);
-      multiply(assembler.matrix(), old.values(), fromMatrix);
-      const auto a = toHost(fromMatrix);
-      double scale = 0;
-      for (double v : a) scale = std::max(scale, std::abs(v));
-      for (const auto& stencil : stencils) {
-        Kokkos::deep_copy(fromStencil,
-                          Real(-12345));  // poison: every entry must be written
-        stencil.apply(old.values(), fromStencil);
-        EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-14) * scale)
-            << "dimension " << grid.dimension();
+  for (const bool convect : {false, true})
+    for (const auto& grid :
+         {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3, 0.05}),
+          CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2}),
+          CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2},
+                                     {0.3, 0.1, 0.2, 0.25})}) {
+      MixedProblem3D problem(grid, convect);
+      Assembler<Space> assembler(problem.equation);
+      const StencilOperator<Space> stencils[] = {
+          StencilOperator<Space>(assembler, StencilLoop::Rows),
+          StencilOperator<Space>(assembler, StencilLoop::Columns),
+          StencilOperator<Space>(assembler, StencilLoop::Cells),
+          StencilOperator<Space>(assembler)};
+      CellField<Space> old(problem.mesh, "old");
+      setWavyField(old, problem.mesh);
+      const Ordinal n = problem.mesh.numCells();
+      Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n),
+          fromStencil("fromStencil", n);
+      for (const Real theta : {Real(1), Real(0.5)}) {
+        assembler.assemble(10, theta, old, rhs);
+        multiply(assembler.matrix(), old.values(), fromMatrix);
+        const auto a = toHost(fromMatrix);
+        double scale = 0;
+        for (double v : a) scale = std::max(scale, std::abs(v));
+        for (const auto& stencil : stencils) {
+          Kokkos::deep_copy(fromStencil,
+                            Real(-12345));  // poison: every entry must be written
+          stencil.apply(old.values(), fromStencil);
+          EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-14) * scale)
+              << "dimension " << grid.dimension() << (convect ? ", with convection" : "");
+        }
       }
     }
-  }
 }
 
 TEST(Assembly, GenericFaceOperatorMatchesMatrixWithoutMass) {
-  MixedProblem3D problem(
-      CartesianGrid::fromSpacing({0.1, 0.2, 0.15}, {0.4, 0.1}, {0.3, 0.1}));
-  Assembler<Space> assembler(problem.equation);
-  CellField<Space> x(problem.mesh, "x");
-  setLinearField(x, problem.mesh);
-  const Ordinal n = problem.mesh.numCells();
-  Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromFaces("fromFaces", n);
-  assembler.assemble(0, 1, x, rhs);  // steady: the matrix is K itself
-  multiply(assembler.matrix(), x.values(), fromMatrix);
-  assembler.applySpatialOperator(x.values(), fromFaces);
-  EXPECT_LT(maxDifference(toHost(fromMatrix), toHost(fromFaces)), tolerance(1e-13));
+  for (const bool convect : {false, true}) {
+    MixedProblem3D problem(
+        CartesianGrid::fromSpacing({0.1, 0.2, 0.15}, {0.4, 0.1}, {0.3, 0.1}), convect);
+    Assembler<Space> assembler(problem.equation);
+    CellField<Space> x(problem.mesh, "x");
+    setLinearField(x, problem.mesh);
+    const Ordinal n = problem.mesh.numCells();
+    Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromFaces("fromFaces", n);
+    assembler.assemble(0, 1, x, rhs);  // steady: the matrix is K itself
+    multiply(assembler.matrix(), x.values(), fromMatrix);
+    assembler.applySpatialOperator(x.values(), fromFaces);
+    EXPECT_LT(maxDifference(toHost(fromMatrix), toHost(fromFaces)), tolerance(1e-13))
+        << (convect ? "with convection" : "without convection");
+  }
 }
 
 TEST(Assembly, ClosedDomainConservesIntegralOver100ImplicitSteps) {

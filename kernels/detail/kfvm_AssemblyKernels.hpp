@@ -1,0 +1,161 @@
+#ifndef KFVM_DETAIL_ASSEMBLY_KERNELS_HPP
+#define KFVM_DETAIL_ASSEMBLY_KERNELS_HPP
+
+// The face and cell kernels behind Assembler (kernels/kfvm_Assembler.cpp). Interior
+// face f with owner O and neighbour N carries the outflow from O
+//   J_f = a_O phi_O - a_N phi_N,   a_O = k + F alpha,  a_N = k - F (1 - alpha),
+// k = D_f A_f / d_f, F = (u . n)_f A_f; pure diffusion has a_O = a_N = k. A boundary
+// face keeps k = D_f A_f and is finished in the row loop (boundaryFlux).
+
+#include <kfvm_Equation.hpp>
+#include <kfvm_ForEach.hpp>
+
+namespace kfvm::Details {
+
+/// Peclet number F / k of a face; +-huge without diffusion, so that the weighted schemes
+/// fall back to upwind.
+KOKKOS_INLINE_FUNCTION Real pecletNumber(Real flux, Real k) {
+  const Real huge = Real(1e30);
+  if (k > 0) return flux / k;
+  return flux > 0 ? huge : (flux < 0 ? -huge : Real(0));
+}
+
+/// Outflow J = aB phi_P - cB through a boundary face: diffusion under the Robin condition
+/// a phi + b dphi/dn = g (k = D_f A_f, d the centre-to-face distance) plus convection
+/// with volume flux F. A Dirichlet face (b = 0) convects through the scheme between phi_P
+/// and the boundary value g / a; otherwise the face value follows from the Robin
+/// relation, phi_f = (g d + b phi_P) / (a d + b).
+struct BoundaryFlux {
+  Real aB, cB;
+};
+KOKKOS_INLINE_FUNCTION BoundaryFlux boundaryFlux(Real k, Real a, Real b, Real g, Real d,
+                                                 Real F, ConvectionScheme scheme) {
+  const Real w = k / (a * d + b);
+  BoundaryFlux flux{w * a, w * g};
+  if (F != 0) {
+    if (b == 0) {
+      const Real alpha = convectionAlpha(scheme, pecletNumber(F, k / d));
+      flux.aB += F * alpha;
+      flux.cB -= F * (1 - alpha) * g / a;
+    } else {
+      flux.aB += F * b / (a * d + b);
+      flux.cB -= F * g * d / (a * d + b);
+    }
+  }
+  return flux;
+}
+
+/// Everything the kernels read from the mesh, equation and boundary conditions.
+template <class ExecSpace>
+struct AssemblyGeometry {
+  using Mesh_ = Mesh<ExecSpace>;
+  DeviceView<const Ordinal* [2], ExecSpace> faceCells;
+  DeviceView<const Real*, ExecSpace> areas, distances, volumes;
+  DeviceView<const Real*[3], ExecSpace> normals, faceCentres, cellCentres;
+  DeviceView<const Offset*, ExecSpace> cellFaceOffsets;
+  DeviceView<const Ordinal*, ExecSpace> cellFaces, faceSlots;
+  DeviceView<const Real*, ExecSpace> robinA, robinB, robinG;
+  Coefficient<ExecSpace> D, rho, c, s;
+  bool diffusionPerFace, transient, convection;
+  ConvectionVelocity<ExecSpace> velocity;
+  ConvectionScheme scheme;
+
+  explicit AssemblyGeometry(const Equation<ExecSpace>& equation) {
+    const auto& mesh = equation.mesh();
+    const auto& bcs = equation.boundaryConditions();
+    faceCells = mesh.faceCells();
+    areas = mesh.faceAreas();
+    distances = mesh.faceDistances();
+    volumes = mesh.cellVolumes();
+    normals = mesh.faceNormals();
+    faceCentres = mesh.faceCentres();
+    cellCentres = mesh.cellCentres();
+    cellFaceOffsets = mesh.cellFaceOffsets();
+    cellFaces = mesh.cellFaces();
+    faceSlots = mesh.faceBoundarySlots();
+    robinA = bcs.robinA();
+    robinB = bcs.robinB();
+    robinG = bcs.robinG();
+    D = equation.diffusionCoefficient();
+    rho = equation.transientCoefficient();
+    c = equation.implicitSourceCoefficient();
+    s = equation.sourceCoefficient();
+    diffusionPerFace = equation.diffusionPerFace();
+    transient = equation.hasTransient();
+    convection = equation.hasConvection();
+    velocity = equation.convectionVelocity();
+    scheme = equation.convectionScheme();
+  }
+
+  /// Distance from the owner's centre to face f, along the face normal.
+  KOKKOS_INLINE_FUNCTION Real ownerDistance(Ordinal f) const {
+    const Ordinal owner = faceCells(f, 0);
+    Real d = 0;
+    for (int a = 0; a < 3; ++a)
+      d += (faceCentres(f, a) - cellCentres(owner, a)) * normals(f, a);
+    return d;
+  }
+
+  KOKKOS_INLINE_FUNCTION Real volumeFlux(Ordinal f) const {
+    return convection ? velocity.normal(f, normals) * areas(f) : Real(0);
+  }
+
+  /// The Robin boundary face f of cell P, as J = aB phi_P - cB.
+  KOKKOS_INLINE_FUNCTION BoundaryFlux boundary(Ordinal f, Real k) const {
+    const Ordinal bs = faceSlots(f);
+    return boundaryFlux(k, robinA(bs), robinB(bs), robinG(bs), distances(f),
+                        volumeFlux(f), scheme);
+  }
+};
+
+/// Fills ownerWeights (a_O inside, D_f A_f on the boundary) and, with convection,
+/// neighbourWeights (a_N); without convection the two are the same View. TVD schemes are
+/// upwind here; their correction is deferred to the right-hand side.
+template <class ExecSpace>
+void computeFaceWeights(const Equation<ExecSpace>& equation,
+                        const DeviceView<Real*, ExecSpace>& ownerWeights,
+                        const DeviceView<Real*, ExecSpace>& neighbourWeights);
+
+/// Gauss gradients (linear face interpolation, Robin face values on the boundary) of
+/// phi and, when theta < 1, phiOld.
+template <class ExecSpace>
+void tvdGradients(const Equation<ExecSpace>& equation, Real theta,
+                  const Vector<ExecSpace>& phi, const Vector<ExecSpace>& phiOld,
+                  const DeviceView<Real* [3], ExecSpace>& gradient,
+                  const DeviceView<Real* [3], ExecSpace>& gradientOld);
+
+/// Per interior face the deferred TVD correction flux theta C(phi) + (1 - theta)
+/// C(phiOld), C = F (phi_f^TVD - phi_U), from the gradients of tvdGradients().
+template <class ExecSpace>
+void tvdCorrectionFluxes(const Equation<ExecSpace>& equation, Real theta,
+                         const Vector<ExecSpace>& phi, const Vector<ExecSpace>& phiOld,
+                         const DeviceView<Real* [3], ExecSpace>& gradient,
+                         const DeviceView<Real* [3], ExecSpace>& gradientOld,
+                         const DeviceView<Real*, ExecSpace>& correction);
+
+/// Matrix values, diagonal and right-hand side, one gathering row per cell.
+template <class ExecSpace>
+struct RowFillArguments {
+  DeviceView<const Real*, ExecSpace> ownerWeights, neighbourWeights, correction;
+  DeviceView<Real*, ExecSpace> values;
+  Vector<ExecSpace> diagonal;
+  DeviceView<const Offset*, ExecSpace> diagonalEntries, faceEntries;
+  Vector<ExecSpace> old, rhs;
+  Real invDt, theta;
+  bool tvd;
+};
+
+template <class ExecSpace>
+void fillRows(const Equation<ExecSpace>& equation,
+              const RowFillArguments<ExecSpace>& rows);
+
+/// y = K x (the spatial operator without the transient term) from the face weights.
+template <class ExecSpace>
+void applySpatialOperator(const Equation<ExecSpace>& equation,
+                          const DeviceView<const Real*, ExecSpace>& ownerWeights,
+                          const DeviceView<const Real*, ExecSpace>& neighbourWeights,
+                          const Vector<ExecSpace>& x, const Vector<ExecSpace>& y);
+
+}  // namespace kfvm::Details
+
+#endif

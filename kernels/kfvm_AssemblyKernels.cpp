@@ -1,0 +1,252 @@
+#include <detail/kfvm_AssemblyKernels.hpp>
+#include <kfvm_Backends.hpp>
+
+namespace kfvm::Details {
+
+namespace {
+
+/// Half the TVD limiter on interior face f for field x: the fraction of (phi_D - phi_U)
+/// that the TVD face value adds to the upwind value.
+template <class ExecSpace>
+KOKKOS_INLINE_FUNCTION Real limitedFraction(
+    const AssemblyGeometry<ExecSpace>& g, Ordinal f, Real F, const Vector<ExecSpace>& x,
+    const DeviceView<Real* [3], ExecSpace>& grad) {
+  const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+  const Ordinal up = F > 0 ? o : n, down = F > 0 ? n : o;
+  const Real delta = x(down) - x(up);
+  if (delta == 0) return 0;
+  Real projected = 0;
+  for (int a = 0; a < 3; ++a)
+    projected += grad(up, a) * (g.cellCentres(down, a) - g.cellCentres(up, a));
+  return Real(0.5) * tvdLimiter(g.scheme, 2 * projected / delta - 1);
+}
+
+template <class ExecSpace>
+struct FaceWeightKernel {
+  AssemblyGeometry<ExecSpace> g;
+  DeviceView<Real*, ExecSpace> owner, neighbour;
+
+  KOKKOS_FUNCTION void operator()(Ordinal f) const {
+    const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+    Real Df;
+    if (g.diffusionPerFace) {
+      Df = g.D(f);
+    } else if (n < 0) {
+      Df = g.D(o);
+    } else {
+      // Harmonic mean weighted by each cell's distance to the face.
+      const Real dOwner = g.ownerDistance(f);
+      const Real dNeighbour = g.distances(f) - dOwner;
+      const Real Do = g.D(o), Dn = g.D(n);
+      Df =
+          (Do > 0 && Dn > 0) ? g.distances(f) / (dOwner / Do + dNeighbour / Dn) : Real(0);
+    }
+    if (n < 0) {
+      owner(f) = Df * g.areas(f);
+      return;
+    }
+    const Real k = Df * g.areas(f) / g.distances(f);
+    if (!g.convection) {
+      owner(f) = k;
+      return;
+    }
+    const Real F = g.volumeFlux(f);
+    const Real alpha = convectionAlpha(g.scheme, pecletNumber(F, k));
+    owner(f) = k + F * alpha;
+    neighbour(f) = k - F * (1 - alpha);
+  }
+};
+
+template <class ExecSpace>
+struct GradientKernel {
+  AssemblyGeometry<ExecSpace> g;
+  Vector<ExecSpace> phi;
+  DeviceView<Real* [3], ExecSpace> gradient;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    Real sum[3] = {0, 0, 0};
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      Real faceValue;
+      if (n >= 0) {
+        const Real dOwner = g.ownerDistance(f);
+        const Real w = dOwner / g.distances(f);  // weight of the neighbour
+        faceValue = (1 - w) * phi(o) + w * phi(n);
+      } else {
+        const Ordinal bs = g.faceSlots(f);
+        const Real a = g.robinA(bs), b = g.robinB(bs), d = g.distances(f);
+        faceValue = (g.robinG(bs) * d + b * phi(cell)) / (a * d + b);
+      }
+      const Real sign = o == cell ? Real(1) : Real(-1);
+      for (int a = 0; a < 3; ++a)
+        sum[a] += sign * faceValue * g.areas(f) * g.normals(f, a);
+    }
+    for (int a = 0; a < 3; ++a) gradient(cell, a) = sum[a] / g.volumes(cell);
+  }
+};
+
+/// Deferred TVD correction per interior face: theta C(phi) + (1 - theta) C(phiOld),
+/// C = F (phi_f^TVD - phi_U) = F s (phi_D - phi_U), s = psi(r) / 2.
+template <class ExecSpace>
+struct TvdCorrectionKernel {
+  AssemblyGeometry<ExecSpace> g;
+  Real theta;
+  Vector<ExecSpace> phi, phiOld;
+  DeviceView<Real*[3], ExecSpace> gradient, gradientOld;
+  DeviceView<Real*, ExecSpace> correction;
+
+  KOKKOS_INLINE_FUNCTION Real flux(Ordinal f, Real F, const Vector<ExecSpace>& x,
+                                   const DeviceView<Real* [3], ExecSpace>& grad) const {
+    const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+    const Ordinal up = F > 0 ? o : n, down = F > 0 ? n : o;
+    return F * limitedFraction(g, f, F, x, grad) * (x(down) - x(up));
+  }
+
+  KOKKOS_FUNCTION void operator()(Ordinal f) const {
+    const Real F = g.faceCells(f, 1) < 0 ? Real(0) : g.volumeFlux(f);
+    if (F == 0) {
+      correction(f) = 0;
+      return;
+    }
+    Real c = theta * flux(f, F, phi, gradient);
+    if (theta < 1) c += (1 - theta) * flux(f, F, phiOld, gradientOld);
+    correction(f) = c;
+  }
+};
+
+template <class ExecSpace>
+struct RowFillKernel {
+  AssemblyGeometry<ExecSpace> g;
+  RowFillArguments<ExecSpace> r;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const Real volume = g.volumes(cell);
+    const Real mass = g.transient ? r.invDt * g.rho(cell) * volume : Real(0);
+    const Real oldValue = r.old(cell);
+    Real diag = mass - r.theta * g.c(cell) * volume;
+    Real b = mass * oldValue + g.s(cell) * volume;
+    Real Kold = -g.c(cell) * volume * oldValue;  // (K phiOld) of this row
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      if (n >= 0) {
+        const bool own = o == cell;
+        const Real aSelf = own ? r.ownerWeights(f) : r.neighbourWeights(f);
+        const Real aOther = own ? r.neighbourWeights(f) : r.ownerWeights(f);
+        r.values(r.faceEntries(slot)) = -r.theta * aOther;
+        diag += r.theta * aSelf;
+        Kold += aSelf * oldValue - aOther * r.old(own ? n : o);
+        if (r.tvd) b += own ? -r.correction(f) : r.correction(f);
+      } else {
+        const BoundaryFlux flux = g.boundary(f, r.ownerWeights(f));
+        diag += r.theta * flux.aB;
+        b += flux.cB;
+        Kold += flux.aB * oldValue;
+      }
+    }
+    r.values(r.diagonalEntries(cell)) = diag;
+    r.diagonal(cell) = diag;
+    r.rhs(cell) = b - (1 - r.theta) * Kold;
+  }
+};
+
+template <class ExecSpace>
+struct SpatialOperatorKernel {
+  AssemblyGeometry<ExecSpace> g;
+  DeviceView<const Real*, ExecSpace> ownerWeights, neighbourWeights;
+  Vector<ExecSpace> x, y;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const Real value = x(cell);
+    Real sum = -g.c(cell) * g.volumes(cell) * value;
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      if (n >= 0) {
+        const bool own = o == cell;
+        sum += own ? ownerWeights(f) * value - neighbourWeights(f) * x(n)
+                   : neighbourWeights(f) * value - ownerWeights(f) * x(o);
+      } else {
+        sum += g.boundary(f, ownerWeights(f)).aB * value;
+      }
+    }
+    y(cell) = sum;
+  }
+};
+
+}  // namespace
+
+template <class ExecSpace>
+void computeFaceWeights(const Equation<ExecSpace>& equation,
+                        const DeviceView<Real*, ExecSpace>& ownerWeights,
+                        const DeviceView<Real*, ExecSpace>& neighbourWeights) {
+  forEachFace("kfvm::Assembler::faceWeights", equation.mesh(),
+              FaceWeightKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation),
+                                          ownerWeights, neighbourWeights});
+}
+
+template <class ExecSpace>
+void tvdGradients(const Equation<ExecSpace>& equation, Real theta,
+                  const Vector<ExecSpace>& phi, const Vector<ExecSpace>& phiOld,
+                  const DeviceView<Real* [3], ExecSpace>& gradient,
+                  const DeviceView<Real* [3], ExecSpace>& gradientOld) {
+  const AssemblyGeometry<ExecSpace> geometry(equation);
+  forEachCell("kfvm::Assembler::gradient", equation.mesh(),
+              GradientKernel<ExecSpace>{geometry, phi, gradient});
+  if (theta < 1)
+    forEachCell("kfvm::Assembler::gradientOld", equation.mesh(),
+                GradientKernel<ExecSpace>{geometry, phiOld, gradientOld});
+}
+
+template <class ExecSpace>
+void tvdCorrectionFluxes(const Equation<ExecSpace>& equation, Real theta,
+                         const Vector<ExecSpace>& phi, const Vector<ExecSpace>& phiOld,
+                         const DeviceView<Real* [3], ExecSpace>& gradient,
+                         const DeviceView<Real* [3], ExecSpace>& gradientOld,
+                         const DeviceView<Real*, ExecSpace>& correction) {
+  forEachFace(
+      "kfvm::Assembler::tvdCorrection", equation.mesh(),
+      TvdCorrectionKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation), theta, phi,
+                                     phiOld, gradient, gradientOld, correction});
+}
+
+template <class ExecSpace>
+void fillRows(const Equation<ExecSpace>& equation,
+              const RowFillArguments<ExecSpace>& rows) {
+  forEachCell("kfvm::Assembler::fillRows", equation.mesh(),
+              RowFillKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation), rows});
+}
+
+template <class ExecSpace>
+void applySpatialOperator(const Equation<ExecSpace>& equation,
+                          const DeviceView<const Real*, ExecSpace>& ownerWeights,
+                          const DeviceView<const Real*, ExecSpace>& neighbourWeights,
+                          const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
+  forEachCell("kfvm::Assembler::applySpatialOperator", equation.mesh(),
+              SpatialOperatorKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation),
+                                               ownerWeights, neighbourWeights, x, y});
+}
+
+#define KFVM_INSTANTIATE_ASSEMBLY_KERNELS(Space)                                         \
+  template void computeFaceWeights<Space>(const Equation<Space>&,                        \
+                                          const DeviceView<Real*, Space>&,               \
+                                          const DeviceView<Real*, Space>&);              \
+  template void tvdGradients<Space>(                                                     \
+      const Equation<Space>&, Real, const Vector<Space>&, const Vector<Space>&,          \
+      const DeviceView<Real* [3], Space>&, const DeviceView<Real* [3], Space>&);         \
+  template void tvdCorrectionFluxes<Space>(                                              \
+      const Equation<Space>&, Real, const Vector<Space>&, const Vector<Space>&,          \
+      const DeviceView<Real* [3], Space>&, const DeviceView<Real* [3], Space>&,          \
+      const DeviceView<Real*, Space>&);                                                  \
+  template void fillRows<Space>(const Equation<Space>&, const RowFillArguments<Space>&); \
+  template void applySpatialOperator<Space>(const Equation<Space>&,                      \
+                                            const DeviceView<const Real*, Space>&,       \
+                                            const DeviceView<const Real*, Space>&,       \
+                                            const Vector<Space>&, const Vector<Space>&);
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_ASSEMBLY_KERNELS)
+
+}  // namespace kfvm::Details

@@ -173,6 +173,12 @@ void Assembler<ExecSpace>::applySpatialOperator(const Vector<ExecSpace>& x,
                                            y);
 }
 
+template <class ExecSpace>
+Real Assembler<ExecSpace>::explicitStableTimeStep() const {
+  require(equation_.hasTransient(), "an explicit time step needs a TransientTerm");
+  return Details::explicitStableTimeStep(equation_);
+}
+
 #define KFVM_INSTANTIATE_ASSEMBLER(Space) template class Assembler<Space>;
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_ASSEMBLER)
 

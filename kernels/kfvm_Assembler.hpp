@@ -36,6 +36,10 @@ class Assembler {
   /// without the matrix.
   void applySpatialOperator(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
 
+  /// Largest forward-Euler time step that keeps updates positive (see
+  /// Details::explicitStableTimeStep); the equation's current coefficients.
+  Real explicitStableTimeStep() const;
+
   const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
   const Equation<ExecSpace>& equation() const { return equation_; }
   /// Per face: on interior faces the owner weight a_O of the outflow J_f = a_O phi_O -

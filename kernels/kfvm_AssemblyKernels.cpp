@@ -27,20 +27,8 @@ struct FaceWeightKernel {
   DeviceView<Real*, ExecSpace> owner, neighbour;
 
   KOKKOS_FUNCTION void operator()(Ordinal f) const {
-    const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
-    Real Df;
-    if (g.diffusionPerFace) {
-      Df = g.D(f);
-    } else if (n < 0) {
-      Df = g.D(o);
-    } else {
-      // Harmonic mean weighted by each cell's distance to the face.
-      const Real dOwner = g.ownerDistance(f);
-      const Real dNeighbour = g.distances(f) - dOwner;
-      const Real Do = g.D(o), Dn = g.D(n);
-      Df =
-          (Do > 0 && Dn > 0) ? g.distances(f) / (dOwner / Do + dNeighbour / Dn) : Real(0);
-    }
+    const Ordinal n = g.faceCells(f, 1);
+    const Real Df = g.faceDiffusivity(f);
     if (n < 0) {
       owner(f) = Df * g.areas(f);
       return;
@@ -178,7 +166,47 @@ struct SpatialOperatorKernel {
   }
 };
 
+template <class ExecSpace>
+struct StableTimeStepKernel {
+  AssemblyGeometry<ExecSpace> g;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell, Real& smallest) const {
+    const Real volume = g.volumes(cell);
+    const Real mass = g.rho(cell) * volume;
+    Real rate = -g.c(cell) * volume > 0 ? -g.c(cell) * volume : Real(0);
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal n = g.faceCells(f, 1);
+      const Real DA = g.faceDiffusivity(f) * g.areas(f);
+      Real k;
+      if (n >= 0) {
+        k = DA / g.distances(f);
+      } else {
+        const Ordinal bs = g.faceSlots(f);
+        const Real a = g.robinA(bs), b = g.robinB(bs);
+        k = DA * a / (a * g.distances(f) + b);
+      }
+      const Real outflow = g.faceCells(f, 0) == cell ? g.volumeFlux(f) : -g.volumeFlux(f);
+      rate += k + (outflow > 0 ? outflow : Real(0));
+    }
+    if (rate > 0 && mass / rate < smallest) smallest = mass / rate;
+  }
+};
+
 }  // namespace
+
+template <class ExecSpace>
+Real explicitStableTimeStep(const Equation<ExecSpace>& equation) {
+  Real smallest = Kokkos::reduction_identity<Real>::min();
+  Kokkos::parallel_reduce(
+      "kfvm::ExplicitStepper::stableTimeStep",
+      indexRange(equation.mesh().space(), equation.mesh().numCells()),
+      StableTimeStepKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation)},
+      Kokkos::Min<Real>(smallest));
+  const bool tvd = equation.hasConvection() && isTvd(equation.convectionScheme());
+  return tvd ? smallest / 2 : smallest;
+}
 
 template <class ExecSpace>
 void computeFaceWeights(const Equation<ExecSpace>& equation,
@@ -242,6 +270,7 @@ void applySpatialOperator(const Equation<ExecSpace>& equation,
       const Equation<Space>&, Real, const Vector<Space>&, const Vector<Space>&,          \
       const DeviceView<Real* [3], Space>&, const DeviceView<Real* [3], Space>&,          \
       const DeviceView<Real*, Space>&);                                                  \
+  template Real explicitStableTimeStep<Space>(const Equation<Space>&);                   \
   template void fillRows<Space>(const Equation<Space>&, const RowFillArguments<Space>&); \
   template void applySpatialOperator<Space>(const Equation<Space>&,                      \
                                             const DeviceView<const Real*, Space>&,       \

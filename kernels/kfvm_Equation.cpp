@@ -71,6 +71,7 @@ Equation<ExecSpace>& Equation<ExecSpace>::transient(const CellField<ExecSpace>& 
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(Real D) {
+  nonlinearDiffusion_ = false;
   D_ = Coefficient<ExecSpace>{D, {}};
   diffusionPerFace_ = false;
   Details::requireValidCoefficient(D_, "diffusion", "cell", true);
@@ -79,6 +80,7 @@ Equation<ExecSpace>& Equation<ExecSpace>::diffusion(Real D) {
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const CellField<ExecSpace>& D) {
+  nonlinearDiffusion_ = false;
   D_ = checkedCellCoefficient(D, "diffusion");
   diffusionPerFace_ = false;
   Details::requireValidCoefficient(D_, "diffusion", "cell", true);
@@ -88,6 +90,7 @@ Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const CellField<ExecSpace>& 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const FaceField<ExecSpace>& D) {
   D.requireOn(mesh_, "diffusion");
+  nonlinearDiffusion_ = false;
   D_ = Coefficient<ExecSpace>{0, D.values()};
   diffusionPerFace_ = true;
   Details::requireValidCoefficient(D_, "diffusion", "face", true);
@@ -96,6 +99,8 @@ Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const FaceField<ExecSpace>& 
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(Real c) {
+  require(!nonlinearSource_, "the source Polynomial sets the implicit source; add ", c,
+          " phi to the Polynomial instead");
   c_ = Coefficient<ExecSpace>{c, {}};
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   return *this;
@@ -103,6 +108,8 @@ Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(Real c) {
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(const CellField<ExecSpace>& c) {
+  require(!nonlinearSource_, "the source Polynomial sets the implicit source; field '",
+          c.name(), "' cannot be added to it");
   c_ = checkedCellCoefficient(c, "implicit source");
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   return *this;
@@ -110,6 +117,8 @@ Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(const CellField<ExecSpa
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::source(Real s) {
+  if (nonlinearSource_) c_ = Coefficient<ExecSpace>{};  // drop the linearized part
+  nonlinearSource_ = false;
   s_ = Coefficient<ExecSpace>{s, {}};
   Details::requireValidCoefficient(s_, "source", "cell", false);
   return *this;
@@ -117,6 +126,8 @@ Equation<ExecSpace>& Equation<ExecSpace>::source(Real s) {
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::source(const CellField<ExecSpace>& s) {
+  if (nonlinearSource_) c_ = Coefficient<ExecSpace>{};
+  nonlinearSource_ = false;
   s_ = checkedCellCoefficient(s, "source");
   Details::requireValidCoefficient(s_, "source", "cell", false);
   return *this;
@@ -159,6 +170,62 @@ Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
                                                    const BoundaryCondition& condition) {
   bcs_.set(patch, condition);
   return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const Polynomial& D) {
+  require(D.terms > 0, "diffusion Polynomial has no coefficients");
+  diffusionLaw_ = D;
+  nonlinearDiffusion_ = true;
+  nonlinearD_ = Vector<ExecSpace>("kfvm::Equation::nonlinearDiffusion", mesh_.numCells());
+  D_ = Coefficient<ExecSpace>{0, nonlinearD_};
+  diffusionPerFace_ = false;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::source(const Polynomial& S) {
+  require(S.terms > 0, "source Polynomial has no coefficients");
+  sourceLaw_ = S;
+  nonlinearSource_ = true;
+  nonlinearC_ =
+      Vector<ExecSpace>("kfvm::Equation::linearizedImplicitSource", mesh_.numCells());
+  nonlinearS_ = Vector<ExecSpace>("kfvm::Equation::linearizedSource", mesh_.numCells());
+  c_ = Coefficient<ExecSpace>{0, nonlinearC_};
+  s_ = Coefficient<ExecSpace>{0, nonlinearS_};
+  return *this;
+}
+
+namespace Details {
+
+template <class ExecSpace>
+struct NonlinearUpdate {
+  Vector<ExecSpace> phi, D, c, s;
+  Polynomial diffusionLaw, sourceLaw;
+  bool diffusion, source;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const Real value = phi(cell);
+    if (diffusion) D(cell) = diffusionLaw(value);
+    if (source) {
+      const Real slope = sourceLaw.derivative(value);
+      const Real implicitPart = slope < 0 ? slope : Real(0);
+      c(cell) = implicitPart;
+      s(cell) = sourceLaw(value) - implicitPart * value;
+    }
+  }
+};
+
+}  // namespace Details
+
+template <class ExecSpace>
+void Equation<ExecSpace>::updateNonlinear(const CellField<ExecSpace>& phi) const {
+  if (!nonlinearDiffusion_ && !nonlinearSource_) return;
+  phi.requireOn(mesh_, "nonlinear-coefficient");
+  forEachCell("kfvm::Equation::updateNonlinear", mesh_,
+              Details::NonlinearUpdate<ExecSpace>{phi.values(), nonlinearD_, nonlinearC_,
+                                                  nonlinearS_, diffusionLaw_, sourceLaw_,
+                                                  nonlinearDiffusion_, nonlinearSource_});
 }
 
 template <class ExecSpace>

@@ -6,6 +6,7 @@
 #include <kfvm_Convection.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
+#include <kfvm_Polynomial.hpp>
 
 namespace kfvm {
 
@@ -42,6 +43,18 @@ class Equation {
                        ConvectionScheme scheme = ConvectionScheme::Upwind);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
 
+  /// Solution-dependent terms, re-evaluated from the latest iterate at every sweep:
+  /// a diffusion coefficient D(phi) (per cell, averaged to faces harmonically), and a
+  /// source S(phi), linearized as S(phi*) + S'(phi*) (phi - phi*) where S' < 0 (that part
+  /// goes into the matrix, as FiPy's ImplicitSourceTerm) and explicit otherwise. They
+  /// replace any constant diffusion or source given before.
+  Equation& diffusion(const Polynomial& D);
+  Equation& source(const Polynomial& S);
+
+  /// Re-evaluates the solution-dependent coefficients at phi (ImplicitStepper and
+  /// ExplicitStepper call it before each assembly).
+  void updateNonlinear(const CellField<ExecSpace>& phi) const;
+
   /// Throws kfvm::Error naming the first coefficient value that is NaN, infinite, or (for
   /// D and rho) negative. Called by the assembler on construction; call it again after
   /// changing a coefficient field's values.
@@ -61,7 +74,9 @@ class Equation {
   const ConvectionVelocity<ExecSpace>& convectionVelocity() const { return velocity_; }
   /// True when the discrete equation is nonlinear in phi and a solve needs sweeps (TVD
   /// convection's deferred correction).
-  bool needsSweeps() const { return hasConvection_ && isTvd(scheme_); }
+  bool needsSweeps() const {
+    return (hasConvection_ && isTvd(scheme_)) || nonlinearDiffusion_ || nonlinearSource_;
+  }
 
  private:
   Coefficient<ExecSpace> checkedCellCoefficient(const CellField<ExecSpace>& field,
@@ -75,6 +90,9 @@ class Equation {
   ConvectionScheme scheme_ = ConvectionScheme::Upwind;
   Coefficient<ExecSpace> rho_, D_, c_, s_;
   ConvectionVelocity<ExecSpace> velocity_;
+  bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
+  Polynomial diffusionLaw_, sourceLaw_;
+  Vector<ExecSpace> nonlinearD_, nonlinearC_, nonlinearS_;  // filled by updateNonlinear
 };
 
 }  // namespace kfvm

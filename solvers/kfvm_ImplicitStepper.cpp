@@ -28,6 +28,7 @@ ImplicitStepper<ExecSpace>::ImplicitStepper(
     iterate_ =
         Vector<ExecSpace>("kfvm::ImplicitStepper::iterate", equation.mesh().numCells());
   }
+  assembler_.equation().updateNonlinear(previous_);
   // A representative assembly, so that the solver sets up (and allocates its workspaces)
   // once, here, on a matrix with the real structure and a meaningful diagonal.
   assembler_.assemble(equation.hasTransient() ? Real(1) : Real(0), Real(1), previous_,
@@ -83,7 +84,9 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
   const bool sweeping = assembler_.equation().needsSweeps();
   StepReport report;
   report.sweeps = 0;
+  const auto& equation = assembler_.equation();
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
+    equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
     if (sweeping) {
       const double residual = relativeResidual(phi);
@@ -103,6 +106,7 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
   }
   if (sweeping) {
     // The last solve's result has not been checked yet: one more residual.
+    equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
     const double residual = relativeResidual(phi);
     report.sweepResiduals.push_back(residual);

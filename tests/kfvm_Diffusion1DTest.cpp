@@ -11,8 +11,8 @@ namespace {
 using Space = TestExecSpace;
 
 std::unique_ptr<LinearSolver<Space>> tightSolver(const std::string& name = "cg") {
-  return makeLinearSolver<Space>(name,
-                                 {{"tolerance", "1e-13"}, {"max_iterations", "5000"}});
+  return makeLinearSolver<Space>(
+      name, {{"tolerance", solverToleranceText(1e-13)}, {"max_iterations", "5000"}});
 }
 
 TEST(Diffusion1D, SteadyProfileBetweenTwoDirichletValuesIsLinear) {

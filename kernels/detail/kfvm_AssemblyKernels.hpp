@@ -96,6 +96,18 @@ struct AssemblyGeometry {
     return d;
   }
 
+  /// D_f: the face value, the owner's on the boundary, or the distance-weighted
+  /// harmonic mean of the two cells' values.
+  KOKKOS_INLINE_FUNCTION Real faceDiffusivity(Ordinal f) const {
+    const Ordinal o = faceCells(f, 0), n = faceCells(f, 1);
+    if (diffusionPerFace) return D(f);
+    if (n < 0) return D(o);
+    const Real dOwner = ownerDistance(f);
+    const Real dNeighbour = distances(f) - dOwner;
+    const Real Do = D(o), Dn = D(n);
+    return (Do > 0 && Dn > 0) ? distances(f) / (dOwner / Do + dNeighbour / Dn) : Real(0);
+  }
+
   KOKKOS_INLINE_FUNCTION Real volumeFlux(Ordinal f) const {
     return convection ? velocity.normal(f, normals) * areas(f) : Real(0);
   }
@@ -148,6 +160,12 @@ struct RowFillArguments {
 template <class ExecSpace>
 void fillRows(const Equation<ExecSpace>& equation,
               const RowFillArguments<ExecSpace>& rows);
+
+/// The largest dt for which forward Euler keeps every update a convex combination
+/// (positivity): min over cells of rho V / (sum_f (k_f + max(F_out, 0)) + max(-c V, 0)),
+/// halved for TVD schemes (their limiter may double the upwind gradient).
+template <class ExecSpace>
+Real explicitStableTimeStep(const Equation<ExecSpace>& equation);
 
 /// y = K x (the spatial operator without the transient term) from the face weights.
 template <class ExecSpace>

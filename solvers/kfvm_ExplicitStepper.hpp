@@ -1,0 +1,47 @@
+#ifndef KFVM_EXPLICIT_STEPPER_HPP
+#define KFVM_EXPLICIT_STEPPER_HPP
+
+#include <kfvm_Assembler.hpp>
+
+#include <string>
+
+namespace kfvm {
+
+/// Explicit time schemes: forward Euler (1st order) and Heun's SSP Runge-Kutta 2.
+enum class ExplicitScheme { ForwardEuler, RungeKutta2 };
+
+/// "forward-euler" / "fe", "rk2"; throws kfvm::Error naming the text.
+ExplicitScheme explicitSchemeFromName(const std::string& name);
+
+/// Explicit time steps of one Equation (which needs a TransientTerm):
+///   rho V dphi/dt = R(phi) = b - K(phi) phi,
+/// R from the same assembly as the implicit steppers (TVD convection evaluates its full
+/// limited flux explicitly; upwind convection is FiPy's ExplicitUpwindConvectionTerm).
+/// Each step checks dt against stableTimeStep() and refuses a larger one unless forced.
+/// Work vectors are allocated on construction; step() allocates nothing.
+template <class ExecSpace>
+class ExplicitStepper {
+ public:
+  explicit ExplicitStepper(const Equation<ExecSpace>& equation);
+
+  /// The largest stable dt for the equation's current coefficients (one reduction).
+  Real stableTimeStep() const { return assembler_.explicitStableTimeStep(); }
+
+  /// Advances phi by dt. Throws kfvm::Error when dt exceeds stableTimeStep(), naming
+  /// both, unless force is true.
+  void step(CellField<ExecSpace>& phi, Real dt,
+            ExplicitScheme scheme = ExplicitScheme::ForwardEuler, bool force = false);
+
+ private:
+  /// stage = phi + dt R(phi) / (rho V)
+  void eulerStage(const CellField<ExecSpace>& phi, Real dt,
+                  const Vector<ExecSpace>& stage);
+
+  Assembler<ExecSpace> assembler_;
+  Vector<ExecSpace> mass_, rhs_, operatorTimesPhi_;
+  CellField<ExecSpace> stage_;
+};
+
+}  // namespace kfvm
+
+#endif

@@ -23,7 +23,7 @@ struct CommandContext {
     try {
       exitCode = body();
     } catch (const std::exception& error) {
-      std::fprintf(stderr, "kfvm: %s\n", error.what());
+      std::fprintf(stderr, "%s\n", error.what());
       exitCode = 1;
     }
     Kokkos::finalize();

@@ -1,9 +1,11 @@
-// kfvm: the command-line tool. `kfvm info` prints the build and the machine.
+// kfvm: the command-line tool. `kfvm info` prints the build and the machine;
+// `kfvm convection` and `kfvm allen-cahn` run FiPy's classic problems.
 //
 // CLI11 parses first, so `--help` and usage errors never start Kokkos; Kokkos' own
 // arguments (--kokkos-num-threads=4, --kokkos-device-id=1, ...) pass through to
 // Kokkos::initialize, which runs only when a subcommand runs.
 #include "kfvm_InfoCommand.hpp"
+#include "kfvm_ProblemCommands.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +24,8 @@ int main(int argc, char* argv[]) {
   app.require_subcommand(1);
   kfvm::app::CommandContext context{argc, argv};
   kfvm::app::addInfoCommand(app, context);
+  kfvm::app::addConvectionCommand(app, context);
+  kfvm::app::addAllenCahnCommand(app, context);
   try {
     app.parse(int(ownArguments.size()), ownArguments.data());
   } catch (const CLI::ParseError& error) {

@@ -75,15 +75,34 @@ using CellField = Field<ExecSpace, Centering::Cell>;
 template <class ExecSpace>
 using FaceField = Field<ExecSpace, Centering::Face>;
 
+// Header templates use named functors, not KOKKOS_LAMBDA (see kfvm_Blas1.hpp: nvcc's
+// lambda wrappers break the one-definition rule across translation units).
 namespace Details {
+template <class ExecSpace, class Centres, class Function>
+struct SetFromCentres {
+  Vector<ExecSpace> values;
+  Centres centres;
+  Function f;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const {
+    values(i) = f(centres(i, 0), centres(i, 1), centres(i, 2));
+  }
+};
+
+template <class ExecSpace>
+struct VolumeIntegral {
+  Vector<ExecSpace> values;
+  DeviceView<const Real*, ExecSpace> volumes;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal c, Real& sum) const {
+    sum += values(c) * volumes(c);
+  }
+};
+
 template <class ExecSpace, class Centres, class Function>
 void setFromCentres(const char* label, const ExecSpace& space,
                     const Vector<ExecSpace>& values, const Centres& centres,
                     const Function& f) {
-  forEachIndex(
-      label, space, Ordinal(values.extent(0)), KOKKOS_LAMBDA(Ordinal i) {
-        values(i) = f(centres(i, 0), centres(i, 1), centres(i, 2));
-      });
+  forEachIndex(label, space, Ordinal(values.extent(0)),
+               SetFromCentres<ExecSpace, Centres, Function>{values, centres, f});
 }
 }  // namespace Details
 
@@ -110,11 +129,9 @@ void setFromFaceCentres(FaceField<ExecSpace>& field, const Mesh<ExecSpace>& mesh
 template <class ExecSpace>
 Real integrate(const CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh) {
   field.requireOn(mesh, "integrated");
-  auto values = field.values();
-  auto volumes = mesh.cellVolumes();
   return sumOverIndex(
       "kfvm::integrate", mesh.space(), mesh.numCells(),
-      KOKKOS_LAMBDA(Ordinal c, Real & sum) { sum += values(c) * volumes(c); });
+      Details::VolumeIntegral<ExecSpace>{field.values(), mesh.cellVolumes()});
 }
 
 }  // namespace kfvm

@@ -18,15 +18,54 @@
 
 namespace kfvm::Blas {
 
+// Named functors, not KOKKOS_LAMBDA: these templates are instantiated in many translation
+// units, and nvcc's extended-lambda wrappers in a header template then break the one-
+// definition rule (seen on the H200 build: a call through a null pointer in axpby at
+// -O3).
+namespace Functors {
+
+template <class ExecSpace>
+struct Dot {
+  Vector<ExecSpace> x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, Real& sum) const {
+    sum += x(i) * y(i);
+  }
+};
+
+template <class ExecSpace>
+struct Axpby {
+  Real alpha;
+  Vector<ExecSpace> x;
+  Real beta;
+  Vector<ExecSpace> y;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const {
+    y(i) = alpha * x(i) + beta * y(i);
+  }
+};
+
+template <class ExecSpace>
+struct MultiplyElements {
+  Vector<ExecSpace> x, y, z;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const { z(i) = x(i) * y(i); }
+};
+
+template <class ExecSpace>
+struct Fill {
+  Vector<ExecSpace> x;
+  Real value;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const { x(i) = value; }
+};
+
+}  // namespace Functors
+
 /// x . y
 template <class ExecSpace>
 Real dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   return KokkosBlas::dot(x, y);
 #else
-  return sumOverIndex(
-      "kfvm::Blas::dot", ExecSpace(), Ordinal(x.extent(0)),
-      KOKKOS_LAMBDA(Ordinal i, Real & sum) { sum += x(i) * y(i); });
+  return sumOverIndex("kfvm::Blas::dot", ExecSpace(), Ordinal(x.extent(0)),
+                      Functors::Dot<ExecSpace>{x, y});
 #endif
 }
 
@@ -43,9 +82,8 @@ void axpby(Real alpha, const Vector<ExecSpace>& x, Real beta,
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   KokkosBlas::axpby(alpha, x, beta, y);
 #else
-  forEachIndex(
-      "kfvm::Blas::axpby", ExecSpace(), Ordinal(x.extent(0)),
-      KOKKOS_LAMBDA(Ordinal i) { y(i) = alpha * x(i) + beta * y(i); });
+  forEachIndex("kfvm::Blas::axpby", ExecSpace(), Ordinal(x.extent(0)),
+               Functors::Axpby<ExecSpace>{alpha, x, beta, y});
 #endif
 }
 
@@ -56,18 +94,16 @@ void multiplyElements(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   KokkosBlas::mult(Real(0), z, Real(1), x, y);
 #else
-  forEachIndex(
-      "kfvm::Blas::multiplyElements", ExecSpace(), Ordinal(x.extent(0)),
-      KOKKOS_LAMBDA(Ordinal i) { z(i) = x(i) * y(i); });
+  forEachIndex("kfvm::Blas::multiplyElements", ExecSpace(), Ordinal(x.extent(0)),
+               Functors::MultiplyElements<ExecSpace>{x, y, z});
 #endif
 }
 
 /// x = value, by a kernel on ExecSpace (a scalar deep_copy may go through the host).
 template <class ExecSpace>
 void fill(const Vector<ExecSpace>& x, Real value) {
-  forEachIndex(
-      "kfvm::Blas::fill", ExecSpace(), Ordinal(x.extent(0)),
-      KOKKOS_LAMBDA(Ordinal i) { x(i) = value; });
+  forEachIndex("kfvm::Blas::fill", ExecSpace(), Ordinal(x.extent(0)),
+               Functors::Fill<ExecSpace>{x, value});
 }
 
 /// y = x

@@ -69,6 +69,14 @@ TEST(Nonlinear, DiffusionOnePlusPhiSquaredConvergesToItsSteadySolution) {
   if (sizeof(Real) == sizeof(double)) EXPECT_NEAR(order, 2.0, 0.1);
 }
 
+/// phi = -1 left of x = centre, +1 right of it (a free function: CUDA allows device
+/// lambdas in no TEST body).
+void setStep(CellField<Space>& phi, const Mesh<Space>& mesh, Real centre) {
+  setFromCellCentres(
+      phi, mesh,
+      KOKKOS_LAMBDA(Real x, Real, Real) { return x < centre ? Real(-1) : Real(1); });
+}
+
 /// Allen-Cahn: dphi/dt = phi'' + phi - phi^3 on [-10, 10], phi(+-10) = +-1, from a step;
 /// the front relaxes to phi = tanh(x / sqrt(2)).
 TEST(Nonlinear, AllenCahnFrontRelaxesToTanhProfile) {
@@ -82,9 +90,7 @@ TEST(Nonlinear, AllenCahnFrontRelaxesToTanhProfile) {
       .boundary(Patch::Left, BoundaryCondition::dirichlet(-1.0))
       .boundary(Patch::Right, BoundaryCondition::dirichlet(1.0));
   CellField<Space> phi(mesh, "phi");
-  setFromCellCentres(
-      phi, mesh,
-      KOKKOS_LAMBDA(Real x, Real, Real) { return x < Real(L) ? Real(-1) : Real(1); });
+  setStep(phi, mesh, Real(L));
   ImplicitStepper<Space> stepper(equation, tightCg());
   stepper.setSweeps(50, Real(solverTolerance(1e-10)));
   int maxSweeps = 0;

@@ -1,0 +1,261 @@
+#include <kfvm_Assembler.hpp>
+#include <kfvm_Backends.hpp>
+#include <kfvm_CoupledSystem.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+
+#include <cmath>
+
+namespace kfvm {
+
+namespace Details {
+
+template <class ExecSpace>
+struct BlockStructureKernel {
+  DeviceView<Offset*, ExecSpace> scalarOffsets;
+  DeviceView<Ordinal*, ExecSpace> scalarColumns;
+  DeviceView<Offset*, ExecSpace> offsets;
+  DeviceView<Ordinal*, ExecSpace> columns;
+  int n;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const Offset first = scalarOffsets(cell);
+    const Offset length = scalarOffsets(cell + 1) - first;
+    for (int e = 0; e < n; ++e) {
+      const Offset row = Offset(n) * n * first + Offset(e) * n * length;
+      offsets(cell * n + e) = row;
+      for (Offset k = 0; k < length; ++k)
+        for (int v = 0; v < n; ++v)
+          columns(row + k * n + v) = scalarColumns(first + k) * n + v;
+    }
+    if (cell == Ordinal(scalarOffsets.extent(0)) - 2)
+      offsets(cell * n + n) = Offset(n) * n * scalarOffsets(cell + 1);
+  }
+};
+
+template <class ExecSpace>
+struct BlockFillKernel {
+  CoupledCoefficients k;
+  DeviceView<Offset*, ExecSpace> scalarOffsets;
+  DeviceView<Ordinal*, ExecSpace> scalarColumns;
+  DeviceView<const Offset*, ExecSpace> cellFaceOffsets;
+  DeviceView<const Ordinal*, ExecSpace> cellFaces;
+  DeviceView<const Ordinal* [2], ExecSpace> faceCells;
+  DeviceView<const Real*, ExecSpace> areas, distances, volumes;
+  DeviceView<Real*, ExecSpace> values;
+  Vector<ExecSpace> previous, iterate, rhs;
+  Real invDt;
+
+  /// Position of scalar column `column` in the cell's stencil row.
+  KOKKOS_INLINE_FUNCTION Offset position(Ordinal cell, Ordinal column) const {
+    for (Offset p = scalarOffsets(cell); p < scalarOffsets(cell + 1); ++p)
+      if (scalarColumns(p) == column) return p - scalarOffsets(cell);
+    return 0;  // unreachable: the stencil holds every face neighbour
+  }
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const int n = k.numVariables;
+    const Offset first = scalarOffsets(cell);
+    const Offset length = scalarOffsets(cell + 1) - first;
+    const Offset self = position(cell, cell);
+    const Real volume = volumes(cell);
+    for (int e = 0; e < n; ++e) {
+      const Offset row = Offset(n) * n * first + Offset(e) * n * length;
+      for (Offset p = 0; p < length * n; ++p) values(row + p) = 0;
+      Real b = k.s[e] * volume;
+      for (int v = 0; v < n; ++v) {
+        const Real old = previous(cell * n + v), now = iterate(cell * n + v);
+        Real diagonal = k.rho[e][v] * invDt * volume - k.c[e][v] * volume;
+        b += k.rho[e][v] * invDt * volume * old;
+        if (k.hasS[e][v]) {  // Newton: S(now) + S'(now) (phi - now)
+          const Real slope = k.S[e][v].derivative(now);
+          diagonal -= slope * volume;
+          b += (k.S[e][v](now) - slope * now) * volume;
+        }
+        const Real D = k.D[e][v];
+        if (D != 0) {
+          for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1);
+               ++slot) {
+            const Ordinal f = cellFaces(slot);
+            const Ordinal o = faceCells(f, 0), nb = faceCells(f, 1);
+            if (nb < 0) continue;  // zero flux
+            const Real weight = D * areas(f) / distances(f);
+            diagonal += weight;
+            values(row + position(cell, o == cell ? nb : o) * n + v) -= weight;
+          }
+        }
+        values(row + self * n + v) += diagonal;
+      }
+      rhs(cell * n + e) = b;
+    }
+  }
+};
+
+template <class ExecSpace>
+struct PackKernel {
+  Vector<ExecSpace> field, x;
+  int n, v;
+  bool toBlock;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    if (toBlock)
+      x(cell * n + v) = field(cell);
+    else
+      field(cell) = x(cell * n + v);
+  }
+};
+
+}  // namespace Details
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>::CoupledSystem(const Mesh<ExecSpace>& mesh, int numVariables)
+    : mesh_(mesh) {
+  require(numVariables >= 1 && numVariables <= CoupledCoefficients::maxVariables,
+          "a coupled system has 1 to ", CoupledCoefficients::maxVariables,
+          " variables, got ", numVariables);
+  coefficients_.numVariables = numVariables;
+  buildStructure();
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::buildStructure() {
+  Equation<ExecSpace> stencil(mesh_);
+  stencil.diffusion(1);
+  scalarPattern_ = Assembler<ExecSpace>(stencil).matrix();
+  const int n = numVariables();
+  const Offset numEntries = Offset(n) * n * scalarPattern_.numEntries();
+  DeviceView<Offset*, ExecSpace> offsets("kfvm::CoupledSystem::rowOffsets", size() + 1);
+  DeviceView<Ordinal*, ExecSpace> columns("kfvm::CoupledSystem::columns", numEntries);
+  forEachCell(
+      "kfvm::CoupledSystem::structure", mesh_,
+      Details::BlockStructureKernel<ExecSpace>{
+          scalarPattern_.rowOffsets(), scalarPattern_.columns(), offsets, columns, n});
+  matrix_ = CrsMatrix<ExecSpace>("kfvm::CoupledSystem::matrix", size(), size(), offsets,
+                                 columns);
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::checkIndices(int equation, int variable) const {
+  const int n = numVariables();
+  require(equation >= 0 && equation < n, "equation index ", equation,
+          " is out of range for a system of ", n, " variables");
+  require(variable >= 0 && variable < n, "variable index ", variable,
+          " is out of range for a system of ", n, " variables");
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::transient(int e, int v, Real rho) {
+  checkIndices(e, v);
+  require(std::isfinite(rho) && rho >= 0,
+          "transient coefficient must be finite and >= 0, got ", rho);
+  coefficients_.rho[e][v] = rho;
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::diffusion(int e, int v, Real D) {
+  checkIndices(e, v);
+  require(std::isfinite(D), "diffusion coefficient must be finite, got ", D);
+  coefficients_.D[e][v] = D;
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::implicitSource(int e, int v, Real c) {
+  checkIndices(e, v);
+  require(std::isfinite(c), "implicit source coefficient must be finite, got ", c);
+  coefficients_.c[e][v] = c;
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(int e, int v,
+                                                           const Polynomial& S) {
+  checkIndices(e, v);
+  require(S.terms > 0, "source Polynomial has no coefficients");
+  coefficients_.S[e][v] = S;
+  coefficients_.hasS[e][v] = true;
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(int e, Real s) {
+  checkIndices(e, 0);
+  require(std::isfinite(s), "source must be finite, got ", s);
+  coefficients_.s[e] = s;
+  return *this;
+}
+
+template <class ExecSpace>
+bool CoupledSystem<ExecSpace>::isNonlinear() const {
+  for (int e = 0; e < numVariables(); ++e)
+    for (int v = 0; v < numVariables(); ++v)
+      if (coefficients_.hasS[e][v] && coefficients_.S[e][v].terms > 2) return true;
+  return false;
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::validate() const {
+  const auto& k = coefficients_;
+  const int n = numVariables();
+  auto acts = [&](int e, int v) {
+    return k.rho[e][v] != 0 || k.D[e][v] != 0 || k.c[e][v] != 0 || k.hasS[e][v];
+  };
+  for (int e = 0; e < n; ++e) {
+    bool any = false;
+    for (int v = 0; v < n; ++v) any = any || acts(e, v);
+    require(any, "equation ", e,
+            " of the coupled system has no term acting on any variable");
+  }
+  for (int v = 0; v < n; ++v) {
+    bool any = false;
+    for (int e = 0; e < n; ++e) any = any || acts(e, v);
+    require(any, "variable ", v, " of the coupled system appears in no equation");
+  }
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::assemble(Real invDt, const Vector<ExecSpace>& previous,
+                                        const Vector<ExecSpace>& iterate,
+                                        const Vector<ExecSpace>& rhs) {
+  require(previous.extent(0) == std::size_t(size()) &&
+              iterate.extent(0) == std::size_t(size()) &&
+              rhs.extent(0) == std::size_t(size()),
+          "coupled assembly: block vectors must have ", size(), " entries");
+  require(invDt >= 0 && std::isfinite(invDt), "1/dt must be finite and >= 0, got ",
+          invDt);
+  forEachCell("kfvm::CoupledSystem::fill", mesh_,
+              Details::BlockFillKernel<ExecSpace>{
+                  coefficients_, scalarPattern_.rowOffsets(), scalarPattern_.columns(),
+                  mesh_.cellFaceOffsets(), mesh_.cellFaces(), mesh_.faceCells(),
+                  mesh_.faceAreas(), mesh_.faceDistances(), mesh_.cellVolumes(),
+                  matrix_.values(), previous, iterate, rhs, invDt});
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::pack(const std::vector<CellField<ExecSpace>>& fields,
+                                    const Vector<ExecSpace>& x) const {
+  require(int(fields.size()) == numVariables(), "pack: ", fields.size(), " fields for ",
+          numVariables(), " variables");
+  for (int v = 0; v < numVariables(); ++v) {
+    fields[v].requireOn(mesh_, "coupled variable");
+    forEachCell(
+        "kfvm::CoupledSystem::pack", mesh_,
+        Details::PackKernel<ExecSpace>{fields[v].values(), x, numVariables(), v, true});
+  }
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::unpack(const Vector<ExecSpace>& x,
+                                      std::vector<CellField<ExecSpace>>& fields) const {
+  require(int(fields.size()) == numVariables(), "unpack: ", fields.size(), " fields for ",
+          numVariables(), " variables");
+  for (int v = 0; v < numVariables(); ++v)
+    forEachCell(
+        "kfvm::CoupledSystem::unpack", mesh_,
+        Details::PackKernel<ExecSpace>{fields[v].values(), x, numVariables(), v, false});
+}
+
+#define KFVM_INSTANTIATE_COUPLED(Space) template class CoupledSystem<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_COUPLED)
+
+}  // namespace kfvm

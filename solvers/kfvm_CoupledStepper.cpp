@@ -1,0 +1,105 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Blas1.hpp>
+#include <kfvm_CoupledStepper.hpp>
+#include <kfvm_Error.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace kfvm {
+
+template <class ExecSpace>
+CoupledStepper<ExecSpace>::CoupledStepper(const CoupledSystem<ExecSpace>& system,
+                                          std::unique_ptr<LinearSolver<ExecSpace>> solver)
+    : system_(system),
+      solver_(std::move(solver)),
+      previous_("kfvm::CoupledStepper::previous", system.size()),
+      x_("kfvm::CoupledStepper::x", system.size()),
+      rhs_("kfvm::CoupledStepper::rhs", system.size()),
+      work_("kfvm::CoupledStepper::work", system.size()) {
+  require(solver_ != nullptr, "CoupledStepper needs a linear solver, got none");
+  system_.validate();
+  system_.assemble(Real(1), previous_, x_, rhs_);  // representative values for the setup
+  solver_->setMatrix(system_.matrix());
+}
+
+template <class ExecSpace>
+void CoupledStepper<ExecSpace>::setSweeps(int maxSweeps, Real tolerance) {
+  require(maxSweeps >= 1, "maxSweeps must be at least 1, got ", maxSweeps);
+  require(tolerance > 0 && std::isfinite(tolerance),
+          "sweep tolerance must be positive and finite, got ", tolerance);
+  maxSweeps_ = maxSweeps;
+  tolerance_ = tolerance;
+}
+
+template <class ExecSpace>
+StepReport CoupledStepper<ExecSpace>::step(std::vector<CellField<ExecSpace>>& fields,
+                                           Real dt) {
+  require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
+          dt);
+  return solve(fields, Real(1) / dt);
+}
+
+template <class ExecSpace>
+StepReport CoupledStepper<ExecSpace>::solveSteady(
+    std::vector<CellField<ExecSpace>>& fields) {
+  return solve(fields, Real(0));
+}
+
+template <class ExecSpace>
+double CoupledStepper<ExecSpace>::relativeResidual() {
+  multiply(system_.matrix(), x_, work_);
+  Blas::axpby(Real(1), rhs_, Real(-1), work_);
+  const double residual = double(Blas::norm2(work_));
+  const double scale = double(Blas::norm2(rhs_));
+  return scale > 0 ? residual / scale : residual;
+}
+
+template <class ExecSpace>
+StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& fields,
+                                            Real invDt) {
+  system_.pack(fields, previous_);
+  Blas::copy(previous_, x_);
+  const bool sweeping = system_.isNonlinear();
+  StepReport report;
+  report.sweeps = 0;
+  for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
+    system_.assemble(invDt, previous_, x_, rhs_);
+    if (sweeping) {
+      const double residual = relativeResidual();
+      report.sweepResiduals.push_back(residual);
+      if (sweep > 1 && residual <= double(tolerance_)) {
+        system_.unpack(x_, fields);
+        return report;
+      }
+    }
+    solver_->setMatrix(system_.matrix());
+    const SolverReport linear = solver_->solve(rhs_, x_);
+    const int total = report.totalIterations + linear.iterations;
+    static_cast<SolverReport&>(report) = linear;
+    report.totalIterations = total;
+    report.sweeps = sweep;
+    if (!linear.converged) break;
+  }
+  if (sweeping && report.converged) {
+    system_.assemble(invDt, previous_, x_, rhs_);
+    const double residual = relativeResidual();
+    report.sweepResiduals.push_back(residual);
+    if (residual > double(tolerance_)) {
+      char text[160];
+      std::snprintf(text, sizeof(text),
+                    "sweeps did not converge: relative nonlinear residual %.3e after %d "
+                    "sweeps (tolerance %.3e)",
+                    residual, maxSweeps_, double(tolerance_));
+      report.converged = false;
+      report.reason = text;
+    }
+  }
+  system_.unpack(x_, fields);
+  return report;
+}
+
+#define KFVM_INSTANTIATE_COUPLED_STEPPER(Space) template class CoupledStepper<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_COUPLED_STEPPER)
+
+}  // namespace kfvm

@@ -1,0 +1,40 @@
+#ifndef KFVM_COUPLED_STEPPER_HPP
+#define KFVM_COUPLED_STEPPER_HPP
+
+#include <kfvm_CoupledSystem.hpp>
+#include <kfvm_ImplicitStepper.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace kfvm {
+
+/// Backward-Euler steps and steady solves of a CoupledSystem, with Newton sweeps when a
+/// source is nonlinear. The block matrix is non-symmetric: use "gmres" or "bicgstab".
+/// Work vectors are allocated on construction; step() allocates nothing on the device.
+template <class ExecSpace>
+class CoupledStepper {
+ public:
+  CoupledStepper(const CoupledSystem<ExecSpace>& system,
+                 std::unique_ptr<LinearSolver<ExecSpace>> solver);
+
+  /// fields: one per variable, in the system's order; they hold the new values after.
+  StepReport step(std::vector<CellField<ExecSpace>>& fields, Real dt);
+  StepReport solveSteady(std::vector<CellField<ExecSpace>>& fields);
+  /// At most maxSweeps, until ||b - A x|| / ||b|| <= tolerance (defaults 50, 1e-10).
+  void setSweeps(int maxSweeps, Real tolerance);
+
+ private:
+  StepReport solve(std::vector<CellField<ExecSpace>>& fields, Real invDt);
+  double relativeResidual();
+
+  CoupledSystem<ExecSpace> system_;
+  std::unique_ptr<LinearSolver<ExecSpace>> solver_;
+  Vector<ExecSpace> previous_, x_, rhs_, work_;
+  int maxSweeps_ = 50;
+  Real tolerance_ = Real(1e-10);
+};
+
+}  // namespace kfvm
+
+#endif

@@ -15,6 +15,10 @@ void addConvectionCommand(CLI::App& app, CommandContext& context);
 /// against R^2 = R0^2 - 2 eps^2 t).
 void addAllenCahnCommand(CLI::App& app, CommandContext& context);
 
+/// `kfvm cahn-hilliard`: 2D Cahn-Hilliard in (phi, mu) from random data, reporting the
+/// free energy (must never rise: exit 3 if it does) and the mass drift.
+void addCahnHilliardCommand(CLI::App& app, CommandContext& context);
+
 }  // namespace kfvm::app
 
 #endif

@@ -1,5 +1,6 @@
 // kfvm: the command-line tool. `kfvm info` prints the build and the machine;
-// `kfvm convection` and `kfvm allen-cahn` run FiPy's classic problems.
+// `kfvm convection`, `kfvm allen-cahn` and `kfvm cahn-hilliard` run FiPy's classic
+// problems.
 //
 // CLI11 parses first, so `--help` and usage errors never start Kokkos; Kokkos' own
 // arguments (--kokkos-num-threads=4, --kokkos-device-id=1, ...) pass through to
@@ -26,6 +27,7 @@ int main(int argc, char* argv[]) {
   kfvm::app::addInfoCommand(app, context);
   kfvm::app::addConvectionCommand(app, context);
   kfvm::app::addAllenCahnCommand(app, context);
+  kfvm::app::addCahnHilliardCommand(app, context);
   try {
     app.parse(int(ownArguments.size()), ownArguments.data());
   } catch (const CLI::ParseError& error) {

@@ -104,6 +104,22 @@ struct TvdCorrectionKernel {
   }
 };
 
+/// Interior face f seen from one of its cells: that cell's weight, the other cell's
+/// weight and the other cell (the outflow from the cell is aSelf phi_cell - aOther
+/// phi_other).
+struct InteriorSide {
+  Real aSelf, aOther;
+  Ordinal other;
+};
+template <class ExecSpace>
+KOKKOS_INLINE_FUNCTION InteriorSide
+interiorSide(Ordinal cell, Ordinal owner, Ordinal neighbour,
+             const DeviceView<const Real*, ExecSpace>& ownerWeights,
+             const DeviceView<const Real*, ExecSpace>& neighbourWeights, Ordinal f) {
+  return owner == cell ? InteriorSide{ownerWeights(f), neighbourWeights(f), neighbour}
+                       : InteriorSide{neighbourWeights(f), ownerWeights(f), owner};
+}
+
 template <class ExecSpace>
 struct RowFillKernel {
   AssemblyGeometry<ExecSpace> g;
@@ -121,13 +137,12 @@ struct RowFillKernel {
       const Ordinal f = g.cellFaces(slot);
       const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
       if (n >= 0) {
-        const bool own = o == cell;
-        const Real aSelf = own ? r.ownerWeights(f) : r.neighbourWeights(f);
-        const Real aOther = own ? r.neighbourWeights(f) : r.ownerWeights(f);
-        r.values(r.faceEntries(slot)) = -r.theta * aOther;
-        diag += r.theta * aSelf;
-        Kold += aSelf * oldValue - aOther * r.old(own ? n : o);
-        if (r.tvd) b += own ? -r.correction(f) : r.correction(f);
+        const auto side =
+            interiorSide<ExecSpace>(cell, o, n, r.ownerWeights, r.neighbourWeights, f);
+        r.values(r.faceEntries(slot)) = -r.theta * side.aOther;
+        diag += r.theta * side.aSelf;
+        Kold += side.aSelf * oldValue - side.aOther * r.old(side.other);
+        if (r.tvd) b += o == cell ? -r.correction(f) : r.correction(f);
       } else {
         const BoundaryFlux flux = g.boundary(f, r.ownerWeights(f));
         diag += r.theta * flux.aB;
@@ -155,9 +170,9 @@ struct SpatialOperatorKernel {
       const Ordinal f = g.cellFaces(slot);
       const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
       if (n >= 0) {
-        const bool own = o == cell;
-        sum += own ? ownerWeights(f) * value - neighbourWeights(f) * x(n)
-                   : neighbourWeights(f) * value - ownerWeights(f) * x(o);
+        const auto side =
+            interiorSide<ExecSpace>(cell, o, n, ownerWeights, neighbourWeights, f);
+        sum += side.aSelf * value - side.aOther * x(side.other);
       } else {
         sum += g.boundary(f, ownerWeights(f)).aB * value;
       }

@@ -3,8 +3,9 @@
 #include <kfvm_CoupledStepper.hpp>
 #include <kfvm_Error.hpp>
 
+#include "detail/kfvm_Sweeps.hpp"
+
 #include <cmath>
-#include <cstdio>
 
 namespace kfvm {
 
@@ -47,15 +48,6 @@ StepReport CoupledStepper<ExecSpace>::solveSteady(
 }
 
 template <class ExecSpace>
-double CoupledStepper<ExecSpace>::relativeResidual() {
-  multiply(system_.matrix(), x_, work_);
-  Blas::axpby(Real(1), rhs_, Real(-1), work_);
-  const double residual = double(Blas::norm2(work_));
-  const double scale = double(Blas::norm2(rhs_));
-  return scale > 0 ? residual / scale : residual;
-}
-
-template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& fields,
                                             Real invDt) {
   system_.pack(fields, previous_);
@@ -66,7 +58,8 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
     system_.assemble(invDt, previous_, x_, rhs_);
     if (sweeping) {
-      const double residual = relativeResidual();
+      const double residual =
+          Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
       report.sweepResiduals.push_back(residual);
       if (sweep > 1 && residual <= double(tolerance_)) {
         system_.unpack(x_, fields);
@@ -83,16 +76,12 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
   }
   if (sweeping && report.converged) {
     system_.assemble(invDt, previous_, x_, rhs_);
-    const double residual = relativeResidual();
+    const double residual = Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
     report.sweepResiduals.push_back(residual);
     if (residual > double(tolerance_)) {
-      char text[160];
-      std::snprintf(text, sizeof(text),
-                    "sweeps did not converge: relative nonlinear residual %.3e after %d "
-                    "sweeps (tolerance %.3e)",
-                    residual, maxSweeps_, double(tolerance_));
       report.converged = false;
-      report.reason = text;
+      report.reason =
+          Details::sweepFailureReason(residual, maxSweeps_, double(tolerance_));
     }
   }
   system_.unpack(x_, fields);

@@ -26,7 +26,6 @@ class CoupledStepper {
 
  private:
   StepReport solve(std::vector<CellField<ExecSpace>>& fields, Real invDt);
-  double relativeResidual();
 
   CoupledSystem<ExecSpace> system_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;

@@ -64,8 +64,8 @@ ExplicitStepper<ExecSpace>::ExplicitStepper(const Equation<ExecSpace>& equation)
 template <class ExecSpace>
 void ExplicitStepper<ExecSpace>::eulerStage(const CellField<ExecSpace>& phi, Real dt,
                                             const Vector<ExecSpace>& stage) {
-  // Steady assembly at phi: matrix K, rhs b (minus the TVD correction at phi).
-  assembler_.equation().updateNonlinear(phi);
+  // Steady assembly at phi (nonlinear coefficients already evaluated at phi): matrix K,
+  // rhs b (minus the TVD correction at phi).
   assembler_.assemble(Real(0), Real(1), phi, phi, rhs_);
   multiply(assembler_.matrix(), phi.values(), operatorTimesPhi_);
   forEachCell("kfvm::ExplicitStepper::eulerStage", assembler_.equation().mesh(),
@@ -87,12 +87,12 @@ void ExplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
             limit, " (diffusion and convection); use a smaller dt, or force it");
   }
   if (scheme == ExplicitScheme::ForwardEuler) {
-    eulerStage(phi, dt, stage_.values());
-    Kokkos::deep_copy(ExecSpace(), phi.values(), stage_.values());
+    eulerStage(phi, dt, phi.values());  // in place: each cell reads only its own value
     return;
   }
   // Heun / SSP-RK2: s = phi + dt R(phi); phi = (phi + s + dt R(s)) / 2.
   eulerStage(phi, dt, stage_.values());
+  assembler_.equation().updateNonlinear(stage_);
   eulerStage(stage_, dt, stage_.values());
   forEachCell("kfvm::ExplicitStepper::average", mesh,
               Details::AverageKernel<ExecSpace>{phi.values(), stage_.values()});

@@ -33,7 +33,8 @@ class ExplicitStepper {
             ExplicitScheme scheme = ExplicitScheme::ForwardEuler, bool force = false);
 
  private:
-  /// stage = phi + dt R(phi) / (rho V)
+  /// stage = phi + dt R(phi) / (rho V); the nonlinear coefficients must already be
+  /// evaluated at phi. stage may be phi itself.
   void eulerStage(const CellField<ExecSpace>& phi, Real dt,
                   const Vector<ExecSpace>& stage);
 

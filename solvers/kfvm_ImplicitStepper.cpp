@@ -3,8 +3,9 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 
+#include "detail/kfvm_Sweeps.hpp"
+
 #include <cmath>
-#include <cstdio>
 
 namespace kfvm {
 
@@ -70,15 +71,6 @@ StepReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
 }
 
 template <class ExecSpace>
-double ImplicitStepper<ExecSpace>::relativeResidual(const CellField<ExecSpace>& phi) {
-  multiply(assembler_.matrix(), phi.values(), work_);
-  Blas::axpby(Real(1), rhs_, Real(-1), work_);
-  const double residual = double(Blas::norm2(work_));
-  const double scale = double(Blas::norm2(rhs_));
-  return scale > 0 ? residual / scale : residual;
-}
-
-template <class ExecSpace>
 StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real invDt,
                                              Real theta) {
   const bool sweeping = assembler_.equation().needsSweeps();
@@ -89,7 +81,8 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
     equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
     if (sweeping) {
-      const double residual = relativeResidual(phi);
+      const double residual =
+          Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_);
       report.sweepResiduals.push_back(residual);
       if (sweep > 1 && residual <= double(sweepTolerance_)) return report;
     }
@@ -108,16 +101,13 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
     // The last solve's result has not been checked yet: one more residual.
     equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
-    const double residual = relativeResidual(phi);
+    const double residual =
+        Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_);
     report.sweepResiduals.push_back(residual);
     if (residual > double(sweepTolerance_)) {
       report.converged = false;
-      char text[160];
-      std::snprintf(text, sizeof(text),
-                    "sweeps did not converge: relative nonlinear residual %.3e after %d "
-                    "sweeps (tolerance %.3e)",
-                    residual, maxSweeps_, double(sweepTolerance_));
-      report.reason = text;
+      report.reason =
+          Details::sweepFailureReason(residual, maxSweeps_, double(sweepTolerance_));
     }
   }
   return report;

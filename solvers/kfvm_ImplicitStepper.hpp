@@ -53,7 +53,6 @@ class ImplicitStepper {
 
  private:
   StepReport solve(CellField<ExecSpace>& phi, Real invDt, Real theta);
-  double relativeResidual(const CellField<ExecSpace>& phi);
 
   Assembler<ExecSpace> assembler_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;

@@ -1,0 +1,37 @@
+#ifndef KFVM_DETAIL_SWEEPS_HPP
+#define KFVM_DETAIL_SWEEPS_HPP
+
+// What ImplicitStepper and CoupledStepper share for nonlinear sweeps.
+
+#include <kfvm_Blas1.hpp>
+#include <kfvm_CrsMatrix.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace kfvm::Details {
+
+/// ||b - A x|| / ||b|| (||b - A x|| when b = 0), with work as scratch.
+template <class ExecSpace>
+double relativeResidual(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
+                        const Vector<ExecSpace>& b, const Vector<ExecSpace>& work) {
+  multiply(A, x, work);
+  Blas::axpby(Real(1), b, Real(-1), work);
+  const double residual = double(Blas::norm2(work));
+  const double scale = double(Blas::norm2(b));
+  return scale > 0 ? residual / scale : residual;
+}
+
+inline std::string sweepFailureReason(double residual, int maxSweeps, double tolerance) {
+  char text[160];
+  std::snprintf(
+      text, sizeof(text),
+      "sweeps did not converge: relative nonlinear residual %.3e after %d sweeps "
+      "(tolerance %.3e)",
+      residual, maxSweeps, tolerance);
+  return text;
+}
+
+}  // namespace kfvm::Details
+
+#endif

@@ -1,4 +1,5 @@
 #include <detail/kfvm_AssemblyKernels.hpp>
+#include <detail/kfvm_HigherOrderKernels.hpp>
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
@@ -92,7 +93,7 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
                           ? DeviceView<Real*, ExecSpace>(
                                 "kfvm::Assembler::neighbourWeights", mesh.numFaces())
                           : ownerWeights_;
-  if (equation_.needsSweeps()) {
+  if (tvd()) {
     gradient_ =
         DeviceView<Real* [3], ExecSpace>("kfvm::Assembler::gradient", mesh.numCells());
     gradientOld_ =
@@ -109,7 +110,10 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
               " faces; the assembler supports up to ", Details::maxFacesPerCell);
     }
   }
-  auto rowOffsets = Details::rowOffsetsOf(mesh);
+  // The higher-order term couples each cell to its neighbours' neighbours.
+  const bool higherOrder = equation_.hasHigherOrder();
+  auto rowOffsets =
+      higherOrder ? Details::twoHopRowOffsets(mesh) : Details::rowOffsetsOf(mesh);
   Offset numEntries = 0;
   Kokkos::deep_copy(numEntries, Kokkos::subview(rowOffsets, mesh.numCells()));
   DeviceView<Ordinal*, ExecSpace> columns("kfvm::Assembler::columns", numEntries);
@@ -117,10 +121,19 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
       DeviceView<Offset*, ExecSpace>("kfvm::Assembler::diagonalEntries", mesh.numCells());
   faceEntries_ = DeviceView<Offset*, ExecSpace>("kfvm::Assembler::faceEntries",
                                                 mesh.cellFaces().extent(0));
-  Details::StructureBuilder<ExecSpace> builder{
-      mesh.cellFaceOffsets(), mesh.cellFaces(), mesh.faceCells(), rowOffsets, columns,
-      diagonalEntries_,       faceEntries_};
-  forEachCell("kfvm::Assembler::buildStructure", mesh, builder);
+  if (higherOrder) {
+    Details::buildTwoHopStructure(mesh, rowOffsets, columns, diagonalEntries_,
+                                  faceEntries_);
+    potential_ =
+        Vector<ExecSpace>("kfvm::Assembler::higherOrderPotential", mesh.numCells());
+    potentialSlope_ =
+        Vector<ExecSpace>("kfvm::Assembler::higherOrderPotentialSlope", mesh.numCells());
+  } else {
+    Details::StructureBuilder<ExecSpace> builder{
+        mesh.cellFaceOffsets(), mesh.cellFaces(), mesh.faceCells(), rowOffsets, columns,
+        diagonalEntries_,       faceEntries_};
+    forEachCell("kfvm::Assembler::buildStructure", mesh, builder);
+  }
   matrix_ = CrsMatrix<ExecSpace>("kfvm::Assembler::matrix", mesh.numCells(),
                                  mesh.numCells(), rowOffsets, columns);
 }
@@ -146,7 +159,7 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   require(invDt >= 0 && Compat::isfinite(invDt), "1/dt must be finite and >= 0, got ",
           invDt);
   theta_ = theta;
-  const bool tvd = equation_.needsSweeps();
+  const bool tvd = this->tvd();
   if (tvd)
     Details::tvdGradients(equation_, theta, iterate.values(), phiOld.values(), gradient_,
                           gradientOld_);
@@ -154,17 +167,30 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   if (tvd)
     Details::tvdCorrectionFluxes(equation_, theta, iterate.values(), phiOld.values(),
                                  gradient_, gradientOld_, correction_);
+  // The row fill writes the second-order entries only; the higher-order term adds to
+  // a row whose other entries must start at zero.
+  if (equation_.hasHigherOrder())
+    Kokkos::deep_copy(ExecSpace(), matrix_.values(), Real(0));
   Details::fillRows(
       equation_,
       Details::RowFillArguments<ExecSpace>{
           ownerWeights_, neighbourWeights_, correction_, matrix_.values(), diagonal_,
           diagonalEntries_, faceEntries_, phiOld.values(), rhs, invDt, theta, tvd});
+  if (equation_.hasHigherOrder()) {
+    Details::addHigherOrderTerm<ExecSpace>(
+        equation_, theta, phiOld.values(), iterate.values(), potential_, potentialSlope_,
+        matrix_.rowOffsets(), matrix_.columns(), matrix_.values(), diagonalEntries_,
+        diagonal_, rhs);
+  }
 }
 
 template <class ExecSpace>
 void Assembler<ExecSpace>::applySpatialOperator(const Vector<ExecSpace>& x,
                                                 const Vector<ExecSpace>& y) const {
   const auto& mesh = equation_.mesh();
+  require(!equation_.hasHigherOrder(),
+          "applySpatialOperator: the higher-order diffusion "
+          "term has no face-operator form; use the assembled matrix");
   require(x.extent(0) == std::size_t(mesh.numCells()) &&
               y.extent(0) == std::size_t(mesh.numCells()),
           "applySpatialOperator: vectors must have ", mesh.numCells(), " entries, got ",
@@ -176,6 +202,9 @@ void Assembler<ExecSpace>::applySpatialOperator(const Vector<ExecSpace>& x,
 template <class ExecSpace>
 Real Assembler<ExecSpace>::explicitStableTimeStep() const {
   require(equation_.hasTransient(), "an explicit time step needs a TransientTerm");
+  require(!equation_.hasHigherOrder(),
+          "explicit stepping does not take the higher-order diffusion term (its stable "
+          "dt shrinks as h^4); step it implicitly");
   return Details::explicitStableTimeStep(equation_);
 }
 

@@ -18,7 +18,9 @@ namespace kfvm {
 /// theta = 1. The CRS structure (the cell, then its neighbours, in column order) is built
 /// once on construction. Each assemble() refills values and right-hand side with one face
 /// loop (face coefficients) and one cell loop in which every cell gathers its own faces:
-/// no atomics, the same result on every backend and run.
+/// no atomics, the same result on every backend and run. With a higher-order term the
+/// structure also holds each cell's neighbours' neighbours, and one more cell loop adds
+/// that term (detail/kfvm_HigherOrderKernels.hpp).
 template <class ExecSpace>
 class Assembler {
  public:
@@ -55,6 +57,10 @@ class Assembler {
   Real theta() const { return theta_; }
 
  private:
+  bool tvd() const {
+    return equation_.hasConvection() && isTvd(equation_.convectionScheme());
+  }
+
   Equation<ExecSpace> equation_;
   CrsMatrix<ExecSpace> matrix_;
   DeviceView<Offset*, ExecSpace> diagonalEntries_;  // per cell
@@ -62,6 +68,7 @@ class Assembler {
   DeviceView<Real*, ExecSpace> ownerWeights_, neighbourWeights_;
   DeviceView<Real*[3], ExecSpace> gradient_, gradientOld_;  // TVD only
   DeviceView<Real*, ExecSpace> correction_;                 // TVD only
+  Vector<ExecSpace> potential_, potentialSlope_;            // higher-order term only
   Vector<ExecSpace> diagonal_;
   Real theta_ = 1;
 };

@@ -44,7 +44,8 @@ void requireValidCoefficient(const Coefficient<ExecSpace>& coefficient, const ch
 }  // namespace Details
 
 template <class ExecSpace>
-Equation<ExecSpace>::Equation(const Mesh<ExecSpace>& mesh) : mesh_(mesh), bcs_(mesh) {}
+Equation<ExecSpace>::Equation(const Mesh<ExecSpace>& mesh)
+    : mesh_(mesh), bcs_(mesh), higherOrderBcs_(mesh) {}
 
 template <class ExecSpace>
 Coefficient<ExecSpace> Equation<ExecSpace>::checkedCellCoefficient(
@@ -193,6 +194,29 @@ Equation<ExecSpace>& Equation<ExecSpace>::source(const Polynomial& S) {
   nonlinearS_ = Vector<ExecSpace>("kfvm::Equation::linearizedSource", mesh_.numCells());
   c_ = Coefficient<ExecSpace>{0, nonlinearC_};
   s_ = Coefficient<ExecSpace>{0, nonlinearS_};
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::higherOrderDiffusion(Real D, Real kappa,
+                                                               const Polynomial& g) {
+  require(std::isfinite(D) && D >= 0,
+          "higher-order diffusion coefficient D must be finite and >= 0, got ", D);
+  require(std::isfinite(kappa) && kappa >= 0,
+          "higher-order diffusion coefficient kappa must be finite and >= 0, got ",
+          kappa);
+  require(g.terms > 0, "higher-order diffusion Polynomial g has no coefficients");
+  hasHigherOrder_ = true;
+  higherOrderD_ = D;
+  higherOrderKappa_ = kappa;
+  higherOrderLaw_ = g;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::higherOrderBoundary(
+    Patch patch, const BoundaryCondition& condition) {
+  higherOrderBcs_.set(patch, condition);
   return *this;
 }
 

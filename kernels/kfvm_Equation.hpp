@@ -51,6 +51,24 @@ class Equation {
   Equation& diffusion(const Polynomial& D);
   Equation& source(const Polynomial& S);
 
+  /// FiPy's fourth-order DiffusionTerm in the form phase-field equations take it: adds
+  ///
+  ///   div(D grad mu),   mu = g(phi) - div(kappa grad phi),
+  ///
+  /// FiPy's DiffusionTerm(coeff=D g'(phi)) - DiffusionTerm(coeff=(D, kappa)); with
+  /// g = f' it is Cahn-Hilliard's right-hand side, with g = 0 the bare
+  /// -DiffusionTerm(coeff=(D, kappa)). Discretely mu = g(phi) - V^-1 L_kappa phi per cell
+  /// and the term is L_D mu: the product of the two face operators, a matrix with the
+  /// neighbours' neighbours in every row (FiPy builds the same product). g is linearized
+  /// by Newton around the latest iterate (sweeps when g is nonlinear). The inner
+  /// operator takes phi's boundary conditions (boundary()); the outer one takes mu's
+  /// (higherOrderBoundary(); zero flux where not set). D >= 0 and kappa >= 0, finite.
+  Equation& higherOrderDiffusion(Real D, Real kappa, const Polynomial& g = Polynomial{0});
+  /// Boundary condition on mu of the higher-order term, a mu + b dmu/dn = g: FiPy's
+  /// NthOrderBoundaryCondition of order 2 (or phi.faceGrad.divergence.constrain) when
+  /// g(phi) vanishes on the patch.
+  Equation& higherOrderBoundary(Patch patch, const BoundaryCondition& condition);
+
   /// Re-evaluates the solution-dependent coefficients at phi (ImplicitStepper and
   /// ExplicitStepper call it before each assembly).
   void updateNonlinear(const CellField<ExecSpace>& phi) const;
@@ -75,7 +93,16 @@ class Equation {
   /// True when the discrete equation is nonlinear in phi and a solve needs sweeps (TVD
   /// convection's deferred correction).
   bool needsSweeps() const {
-    return (hasConvection_ && isTvd(scheme_)) || nonlinearDiffusion_ || nonlinearSource_;
+    return (hasConvection_ && isTvd(scheme_)) || nonlinearDiffusion_ ||
+           nonlinearSource_ || (hasHigherOrder_ && higherOrderLaw_.terms > 2);
+  }
+  /// The higher-order term, when there is one.
+  bool hasHigherOrder() const { return hasHigherOrder_; }
+  Real higherOrderMobility() const { return higherOrderD_; }
+  Real higherOrderKappa() const { return higherOrderKappa_; }
+  const Polynomial& higherOrderLaw() const { return higherOrderLaw_; }
+  const BoundaryConditions<ExecSpace>& higherOrderBoundaryConditions() const {
+    return higherOrderBcs_;
   }
 
  private:
@@ -83,7 +110,7 @@ class Equation {
                                                 const char* role) const;
 
   Mesh<ExecSpace> mesh_;
-  BoundaryConditions<ExecSpace> bcs_;
+  BoundaryConditions<ExecSpace> bcs_, higherOrderBcs_;
   bool hasTransient_ = false;
   bool diffusionPerFace_ = false;
   bool hasConvection_ = false;
@@ -92,6 +119,9 @@ class Equation {
   ConvectionVelocity<ExecSpace> velocity_;
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
   Polynomial diffusionLaw_, sourceLaw_;
+  bool hasHigherOrder_ = false;
+  Real higherOrderD_ = 0, higherOrderKappa_ = 0;
+  Polynomial higherOrderLaw_;
   Vector<ExecSpace> nonlinearD_, nonlinearC_, nonlinearS_;  // filled by updateNonlinear
 };
 

@@ -105,6 +105,9 @@ template <class ExecSpace>
 StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assembler,
                                             StencilLoop loop)
     : assembler_(&assembler), loop_(loop) {
+  require(!assembler.equation().hasHigherOrder(),
+          "StencilOperator: the higher-order diffusion term reaches neighbours' "
+          "neighbours; use the assembled matrix");
   if (loop_ == StencilLoop::Auto) {
     loop_ = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                        typename ExecSpace::memory_space>::accessible

@@ -55,6 +55,9 @@ ExplicitStepper<ExecSpace>::ExplicitStepper(const Equation<ExecSpace>& equation)
                         equation.mesh().numCells()),
       stage_(equation.mesh(), "kfvm::ExplicitStepper::stage") {
   require(equation.hasTransient(), "explicit time stepping needs a TransientTerm");
+  require(!equation.hasHigherOrder(),
+          "explicit stepping does not take the higher-order diffusion term (its stable "
+          "dt shrinks as h^4); step it implicitly");
   const auto& mesh = equation.mesh();
   forEachCell("kfvm::ExplicitStepper::mass", mesh,
               Details::MassKernel<ExecSpace>{equation.transientCoefficient(),

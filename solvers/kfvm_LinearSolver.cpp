@@ -111,6 +111,10 @@ void LinearSolver<ExecSpace>::setMatrix(const CrsMatrix<ExecSpace>& matrix) {
     require(zeroRow < 0, "Jacobi preconditioner of solver '", name_,
             "': diagonal entry of row ", zeroRow, " is zero");
   }
+  if (preconditioner_ == "ilu0") {
+    if (structureChanged) incompleteLU_.analyze(matrix_);
+    incompleteLU_.factorize(matrix_);
+  }
   updateImpl(structureChanged);
 }
 
@@ -130,6 +134,8 @@ void LinearSolver<ExecSpace>::precondition(const Vector<ExecSpace>& r,
                                            const Vector<ExecSpace>& z) const {
   if (preconditioner_ == "jacobi") {
     Blas::multiplyElements(inverseDiagonal_, r, z);
+  } else if (preconditioner_ == "ilu0") {
+    incompleteLU_.apply(r, z);
   } else {
     Blas::copy(r, z);
   }

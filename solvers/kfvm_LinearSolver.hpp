@@ -5,6 +5,7 @@
 // implement it in their own files and target.
 
 #include <kfvm_CrsMatrix.hpp>
+#include <kfvm_IncompleteLU.hpp>
 #include <kfvm_Parameters.hpp>
 #include <kfvm_Types.hpp>
 
@@ -50,15 +51,16 @@ class LinearSolver {
 
  protected:
   /// Reads tolerance, absolute_tolerance, max_iterations and preconditioner (one of
-  /// preconditioners; "jacobi" is applied by this class).
+  /// preconditioners; "jacobi" and "ilu0" are applied by this class).
   LinearSolver(std::string name, const Parameters& parameters,
-               const std::vector<std::string>& preconditioners = {"jacobi", "none"});
+               const std::vector<std::string>& preconditioners = {"jacobi", "ilu0",
+                                                                  "none"});
 
   const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
   double tolerance() const { return tolerance_; }
   double absoluteTolerance() const { return absoluteTolerance_; }
   int maxIterations() const { return maxIterations_; }
-  /// z = M^-1 r with the chosen preconditioner (Jacobi or none).
+  /// z = M^-1 r with the chosen preconditioner (Jacobi, ILU(0) or none).
   void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
   /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).
   double target(double normB) const;
@@ -83,12 +85,13 @@ class LinearSolver {
   CrsMatrix<ExecSpace> matrix_;
   Ordinal setupSize_ = -1;
   Vector<ExecSpace> inverseDiagonal_;
+  IncompleteLU<ExecSpace> incompleteLU_;
 };
 
 /// Creates a native solver: "cg", "bicgstab" or "gmres". Parameters: tolerance (relative
 /// to ||b||, default 1e-8), absolute_tolerance (default 0), max_iterations (default
-/// 1000), preconditioner ("jacobi", the default, or "none"), restart (gmres only, default
-/// 30). An unknown name or parameter, or a value out of range, is a kfvm::Error.
+/// 1000), preconditioner ("jacobi", the default, "ilu0" or "none"), restart (gmres only,
+/// default 30). An unknown name or parameter, or a value out of range, is a kfvm::Error.
 template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(
     const std::string& name, const Parameters& parameters = {});

@@ -37,4 +37,27 @@ double maxDifference(const std::vector<double>& a, const std::vector<double>& b)
   return a.size() == b.size() ? worst : INFINITY;
 }
 
+double cahnHilliardEnergy(const Mesh<TestExecSpace>& mesh, const std::vector<double>& phi,
+                          double epsilon) {
+  const auto volumes =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellVolumes());
+  const auto faceCells =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceCells());
+  const auto areas =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceAreas());
+  const auto distances =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceDistances());
+  double energy = 0;
+  for (Ordinal c = 0; c < mesh.numCells(); ++c) {
+    const double w = phi[c] * phi[c] - 1;
+    energy += volumes(c) * w * w / 4;
+  }
+  for (Ordinal f = 0; f < mesh.numFaces(); ++f) {
+    if (faceCells(f, 1) < 0) continue;
+    const double jump = phi[faceCells(f, 1)] - phi[faceCells(f, 0)];
+    energy += epsilon * epsilon / 2 * areas(f) / distances(f) * jump * jump;
+  }
+  return energy;
+}
+
 }  // namespace kfvm::Test

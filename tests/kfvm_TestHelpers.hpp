@@ -5,6 +5,7 @@
 
 #include <kfvm_CrsMatrix.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_Mesh.hpp>
 
 #include <gtest/gtest.h>
 
@@ -37,6 +38,11 @@ std::vector<double> solveDense(std::vector<std::vector<double>> A, std::vector<d
 
 /// max |a_i - b_i|
 double maxDifference(const std::vector<double>& a, const std::vector<double>& b);
+
+/// Discrete Cahn-Hilliard free energy with f = (phi^2 - 1)^2 / 4: sum_c V f(phi_c) + sum
+/// over interior faces of eps^2 / 2 (A / d) (phi_N - phi_O)^2.
+double cahnHilliardEnergy(const Mesh<TestExecSpace>& mesh, const std::vector<double>& phi,
+                          double epsilon);
 
 /// Runs f and checks that it throws kfvm::Error whose message contains every fragment.
 template <class Function>

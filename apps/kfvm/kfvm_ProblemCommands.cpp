@@ -1,6 +1,5 @@
 #include "kfvm_ProblemCommands.hpp"
 
-#include <kfvm_CoupledStepper.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_KokkosCompat.hpp>
 
@@ -8,8 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
-#include <vector>
 
 namespace kfvm::app {
 
@@ -191,122 +188,7 @@ int runAllenCahn(const AllenCahnOptions& o) {
   return 0;
 }
 
-struct CahnHilliardOptions {
-  int n = 64, steps = 200, every = 20;
-  double length = 32, epsilon = 1, mobility = 1, dt = 0.1, noise = 0.05,
-         tolerance = 1e-11;
-  unsigned seed = 2026;
-};
-
-/// Free energy sum_c V (phi^2 - 1)^2 / 4 + sum_interior eps^2 / 2 (A / d) (jump)^2.
-double freeEnergy(const Mesh<Space>& mesh, const CellField<Space>& phi, double epsilon) {
-  auto values = phi.values();
-  auto volumes = mesh.cellVolumes();
-  auto faceCells = mesh.faceCells();
-  auto areas = mesh.faceAreas();
-  auto distances = mesh.faceDistances();
-  double bulk = 0, gradient = 0;
-  Kokkos::parallel_reduce(
-      "kfvm::app::cahnHilliard::bulkEnergy", indexRange(Space(), mesh.numCells()),
-      KOKKOS_LAMBDA(Ordinal c, double& sum) {
-        const double w = double(values(c)) * values(c) - 1;
-        sum += volumes(c) * w * w / 4;
-      },
-      bulk);
-  const double half = epsilon * epsilon / 2;
-  Kokkos::parallel_reduce(
-      "kfvm::app::cahnHilliard::gradientEnergy", indexRange(Space(), mesh.numFaces()),
-      KOKKOS_LAMBDA(Ordinal f, double& sum) {
-        if (faceCells(f, 1) < 0) return;
-        const double jump = double(values(faceCells(f, 1))) - values(faceCells(f, 0));
-        sum += half * areas(f) / distances(f) * jump * jump;
-      },
-      gradient);
-  return bulk + gradient;
-}
-
-/// 2D Cahn-Hilliard in (phi, mu) from random data around phi = 0, zero flux: prints the
-/// free energy (never rising) and the mass (conserved) as it goes.
-int runCahnHilliard(const CahnHilliardOptions& o) {
-  require(o.n >= 4 && o.steps > 0 && o.every > 0, "--n >= 4, --steps and --every > 0");
-  require(o.epsilon > 0 && o.mobility > 0 && o.dt > 0 && o.length > 0,
-          "--epsilon, --mobility, --dt and --length must be positive");
-  Mesh<Space> mesh(CartesianGrid::uniform2D(o.n, o.n, o.length, o.length));
-  std::printf(
-      "kfvm cahn-hilliard: 2D (phi, mu), %d cells, L = %g, eps = %g, M = %g, %d steps "
-      "of dt = %g, backend %s\n",
-      mesh.numCells(), o.length, o.epsilon, o.mobility, o.steps, o.dt, Space::name());
-  CoupledSystem<Space> system(mesh, 2);
-  system.transient(0, 0)
-      .diffusion(0, 1, Real(o.mobility))
-      .diffusion(1, 0, Real(o.epsilon * o.epsilon))
-      .implicitSource(1, 1, 1)
-      .source(1, 0, Polynomial{0, 1, 0, -1});
-  std::mt19937 random(o.seed);
-  std::uniform_real_distribution<double> noise(-o.noise, o.noise);
-  std::vector<double> initial(mesh.numCells());
-  for (auto& value : initial) value = noise(random);
-  std::vector<CellField<Space>> fields{CellField<Space>(mesh, "phi"),
-                                       CellField<Space>(mesh, "mu")};
-  fields[0].fromHost(initial);
-  Parameters parameters;
-  parameters.set("tolerance", o.tolerance)
-      .set("max_iterations", 20000)
-      .set("restart", 60);
-  CoupledStepper<Space> stepper(system, makeLinearSolver<Space>("gmres", parameters));
-  stepper.setSweeps(30, Real(o.tolerance));
-  const double mass0 = integrate(fields[0], mesh);
-  const double energy0 = freeEnergy(mesh, fields[0], o.epsilon);
-  double energy = energy0, worstDrift = 0;
-  bool rose = false;
-  const auto start = std::chrono::steady_clock::now();
-  for (int step = 1; step <= o.steps; ++step) {
-    const auto report = stepper.step(fields, Real(o.dt));
-    if (!report.converged) {
-      std::fprintf(stderr, "kfvm cahn-hilliard: step %d failed: %s\n", step,
-                   report.reason.c_str());
-      return 2;
-    }
-    const double next = freeEnergy(mesh, fields[0], o.epsilon);
-    rose = rose || next > energy * (1 + 1e-12);
-    energy = next;
-    worstDrift = std::max(worstDrift, std::abs(integrate(fields[0], mesh) - mass0));
-    if (step % o.every == 0 || step == o.steps)
-      std::printf(
-          "step %5d  t = %-8.4g sweeps %d  iterations %5d  energy %.6f  mass drift "
-          "%.2e\n",
-          step, step * o.dt, report.sweeps, report.totalIterations, energy, worstDrift);
-  }
-  std::printf("\nwall time         %.3f s\n", secondsSince(start));
-  std::printf("free energy       %.6f -> %.6f (%s)\n", energy0, energy,
-              rose ? "ROSE at some step" : "never rose");
-  std::printf("mass drift        %.3e of the area\n", worstDrift / (o.length * o.length));
-  return rose ? 3 : 0;
-}
-
 }  // namespace
-
-void addCahnHilliardCommand(CLI::App& app, CommandContext& context) {
-  auto o = std::make_shared<CahnHilliardOptions>();
-  auto* command = app.add_subcommand(
-      "cahn-hilliard", "2D Cahn-Hilliard in (phi, mu) from random data: energy and mass");
-  command->add_option("--n", o->n, "Cells per direction")->capture_default_str();
-  command->add_option("--length", o->length, "Domain length L")->capture_default_str();
-  command->add_option("--epsilon", o->epsilon, "Interface width eps")
-      ->capture_default_str();
-  command->add_option("--mobility", o->mobility, "Mobility M")->capture_default_str();
-  command->add_option("--steps", o->steps, "Backward-Euler steps")->capture_default_str();
-  command->add_option("--dt", o->dt, "Time step")->capture_default_str();
-  command->add_option("--noise", o->noise, "Amplitude of the initial noise")
-      ->capture_default_str();
-  command->add_option("--seed", o->seed, "Random seed")->capture_default_str();
-  command->add_option("--every", o->every, "Progress line every N steps")
-      ->capture_default_str();
-  command->add_option("--tol", o->tolerance, "Solver and sweep tolerance")
-      ->capture_default_str();
-  command->callback(
-      [o, &context] { context.runWithKokkos([&] { return runCahnHilliard(*o); }); });
-}
 
 void addConvectionCommand(CLI::App& app, CommandContext& context) {
   auto o = std::make_shared<ConvectionOptions>();

@@ -15,7 +15,8 @@ void addConvectionCommand(CLI::App& app, CommandContext& context);
 /// against R^2 = R0^2 - 2 eps^2 t).
 void addAllenCahnCommand(CLI::App& app, CommandContext& context);
 
-/// `kfvm cahn-hilliard`: 2D Cahn-Hilliard in (phi, mu) from random data, reporting the
+/// `kfvm cahn-hilliard`: 2D Cahn-Hilliard from random data, coupled (phi, mu) or
+/// higher-order form (kfvm_CahnHilliardCommand.cpp), reporting the
 /// free energy (must never rise: exit 3 if it does) and the mass drift.
 void addCahnHilliardCommand(CLI::App& app, CommandContext& context);
 

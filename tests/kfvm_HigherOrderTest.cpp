@@ -1,0 +1,164 @@
+// The fourth-order DiffusionTerm: its matrix against a hand-computed one, the theta
+// scheme's explicit half, and FiPy's tanh1D Cahn-Hilliard case. Cahn-Hilliard 2D in this
+// form is kfvm_CahnHilliardTest.cpp.
+#include "kfvm_TestHelpers.hpp"
+
+#include <kfvm_Assembler.hpp>
+#include <kfvm_ExplicitStepper.hpp>
+#include <kfvm_ImplicitStepper.hpp>
+#include <kfvm_StencilOperator.hpp>
+
+#include <cmath>
+#include <random>
+
+namespace kfvm::Test {
+namespace {
+
+using Space = TestExecSpace;
+
+// 5 cells of width 1/2, D = 2, kappa = 1/2, g = 3 phi, zero flux everywhere, rho = 1,
+// backward Euler with dt = 1/2. With T the zero-flux second-difference matrix (rows
+// [1 -1], [-1 2 -1], ..., [-1 1]): K_D = (D / h) T = 4 T, V^-1 K_kappa = (kappa / h^2) T
+// = 2 T, so theta K_D M = 4 T (3 I + 2 T) = 8 T^2 + 12 T, plus V / dt = 1 on the
+// diagonal.
+TEST(HigherOrder, MatrixEqualsTheHandComputedProductOfTheTwoOperators) {
+  Mesh<Space> mesh(CartesianGrid::uniform1D(5, 2.5));
+  Equation<Space> equation(mesh);
+  equation.transient().higherOrderDiffusion(2.0, 0.5, Polynomial{0, 3});
+  Assembler<Space> assembler(equation);
+  CellField<Space> old(mesh, "old");
+  old.fromHost({1, 2, 3, 4, 5});
+  Vector<Space> rhs("rhs", 5);
+  assembler.assemble(2.0, 1.0, old, rhs);
+  const std::vector<std::vector<double>> T2 = {{2, -3, 1, 0, 0},
+                                               {-3, 6, -4, 1, 0},
+                                               {1, -4, 6, -4, 1},
+                                               {0, 1, -4, 6, -3},
+                                               {0, 0, 1, -3, 2}};
+  const std::vector<std::vector<double>> T = {{1, -1, 0, 0, 0},
+                                              {-1, 2, -1, 0, 0},
+                                              {0, -1, 2, -1, 0},
+                                              {0, 0, -1, 2, -1},
+                                              {0, 0, 0, -1, 1}};
+  const auto A = assembler.matrix().toDenseHost();
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      const double expected = 8 * T2[i][j] + 12 * T[i][j] + (i == j ? 1 : 0);
+      EXPECT_NEAR(A[i][j], expected, tolerance(1e-12)) << "entry " << i << ", " << j;
+    }
+  }
+  EXPECT_EQ(assembler.matrix().numEntries(), Offset(5 + 2 * 4 + 2 * 3));  // pentadiagonal
+  EXPECT_LT(maxDifference(toHost(rhs), {1, 2, 3, 4, 5}), tolerance(1e-12));
+  EXPECT_LT(maxDifference(toHost(assembler.diagonal()), {29, 73, 73, 73, 29}),
+            tolerance(1e-12));
+}
+
+/// A x - rhs with the matrix and right-hand side the assembler last built.
+std::vector<double> residualOf(const Assembler<Space>& assembler,
+                               const std::vector<double>& x, const Vector<Space>& rhs) {
+  const auto A = assembler.matrix().toDenseHost();
+  const auto b = toHost(rhs);
+  std::vector<double> r(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    r[i] = -b[i];
+    for (std::size_t j = 0; j < x.size(); ++j) r[i] += A[i][j] * x[j];
+  }
+  return r;
+}
+
+// Assembled around phi* = phiOld, the Crank-Nicolson residual at phiOld is -L(phiOld),
+// the spatial term itself, which a steady assembly around phiOld gives too: checks the
+// explicit half, the Newton constant and the boundary parts of both operators.
+TEST(HigherOrder, CrankNicolsonOldHalfEqualsTheSpatialTerm) {
+  Mesh<Space> mesh(CartesianGrid::uniform2D(6, 5, 1.2, 1.0));
+  Equation<Space> equation(mesh);
+  equation.transient(2.0)
+      .higherOrderDiffusion(0.7, 0.3, Polynomial{0.1, -1, 0, 1})
+      .diffusion(0.4)
+      .boundary(Patch::Left, BoundaryCondition::dirichlet(0.5))
+      .boundary(Patch::Top, BoundaryCondition::robin(1, 0.2, 0.3))
+      .higherOrderBoundary(Patch::Right, BoundaryCondition::dirichlet(-0.2))
+      .higherOrderBoundary(Patch::Bottom, BoundaryCondition::neumann(0.4));
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<double> values(mesh.numCells());
+  for (auto& v : values) v = uniform(random);
+  CellField<Space> old(mesh, "old");
+  old.fromHost(values);
+  Vector<Space> rhs("rhs", mesh.numCells());
+  Assembler<Space> assembler(equation);
+  assembler.assemble(0.0, 1.0, old, rhs);
+  const auto steady = residualOf(assembler, values, rhs);
+  assembler.assemble(5.0, 0.5, old, rhs);
+  const auto crankNicolson = residualOf(assembler, values, rhs);
+  double scale = 0;
+  for (double r : steady) scale = std::max(scale, std::abs(r));
+  EXPECT_GT(scale, 1.0);
+  EXPECT_LT(maxDifference(steady, crankNicolson), tolerance(1e-12) * scale);
+}
+
+// FiPy's examples/cahnHilliard/tanh1D: L = 40, nx = 1000, a^2 = 1, eps = 1, D = 1,
+// phi = 1/2 on the left and 1 on the right, laplacian(phi) = 0 on both ends (mu = 0
+// there, since f'(1/2) = f'(1) = 0); 100 steps with dt = min(10, exp(-5 + k / 2)) from
+// phi = 1. Exact: phi = 1 / (1 + exp(-a x / eps)); FiPy checks atol 1e-4.
+TEST(HigherOrder, CahnHilliardTanh1DMatchesTheAnalyticalProfile) {
+  const int nx = 1000;
+  const double length = 40;
+  Mesh<Space> mesh(CartesianGrid::uniform1D(nx, length));
+  Equation<Space> equation(mesh);
+  equation.transient()
+      .higherOrderDiffusion(1.0, 1.0,
+                            Polynomial{0, 1, -3, 2})  // f' of a^2/2 phi^2(1-phi)^2
+      .boundary(Patch::Left, BoundaryCondition::dirichlet(0.5))
+      .boundary(Patch::Right, BoundaryCondition::dirichlet(1.0))
+      .higherOrderBoundary(Patch::Left, BoundaryCondition::dirichlet(0.0))
+      .higherOrderBoundary(Patch::Right, BoundaryCondition::dirichlet(0.0));
+  CellField<Space> phi(mesh, "phi");
+  phi.fill(1.0);
+  ImplicitStepper<Space> stepper(
+      equation,
+      makeLinearSolver<Space>("gmres", {{"preconditioner", "ilu0"},
+                                        {"tolerance", solverToleranceText(1e-12)},
+                                        {"max_iterations", "200"}}));
+  stepper.setSweeps(20, Real(solverTolerance(1e-10)));
+  int maxSweeps = 0, maxIterations = 0;
+  double exponent = -5;
+  for (int step = 0; step < 100; ++step) {
+    const auto report = stepper.step(phi, Real(std::min(10.0, std::exp(exponent))));
+    exponent += 0.5;
+    ASSERT_TRUE(report.converged) << "step " << step << ": " << report.reason;
+    maxSweeps = std::max(maxSweeps, report.sweeps);
+    maxIterations = std::max(maxIterations, report.iterations);
+  }
+  const auto values = toHost(phi.values());
+  double maxError = 0;
+  for (int c = 0; c < nx; ++c) {
+    const double x = (c + 0.5) * length / nx;
+    maxError = std::max(maxError, std::abs(values[c] - 1 / (1 + std::exp(-x))));
+  }
+  std::printf(
+      "tanh1D: max error %.3e (FiPy's bound 1e-4), at most %d sweeps and %d "
+      "GMRES iterations per solve\n",
+      maxError, maxSweeps, maxIterations);
+  EXPECT_LT(maxError, sizeof(Real) == sizeof(double) ? 1e-4 : 1e-3);
+}
+
+TEST(HigherOrder, BadCoefficientsAndUnsupportedUsesAreErrors) {
+  Mesh<Space> mesh(CartesianGrid::uniform1D(8, 1.0));
+  Equation<Space> equation(mesh);
+  expectError([&] { equation.higherOrderDiffusion(-1.0, 1.0); },
+              {"higher-order diffusion coefficient D", "-1"});
+  expectError([&] { equation.higherOrderDiffusion(1.0, std::nan("")); },
+              {"coefficient kappa", "nan"});
+  expectError([&] { equation.higherOrderDiffusion(1.0, 1.0, Polynomial{}); },
+              {"Polynomial g has no coefficients"});
+  equation.transient().higherOrderDiffusion(1.0, 1.0);
+  expectError([&] { ExplicitStepper<Space> stepper(equation); },
+              {"explicit stepping does not take the higher-order diffusion term"});
+  Assembler<Space> assembler(equation);
+  expectError([&] { StencilOperator<Space> op(assembler); },
+              {"StencilOperator", "higher-order"});
+}
+
+}  // namespace
+}  // namespace kfvm::Test

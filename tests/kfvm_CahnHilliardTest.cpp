@@ -60,14 +60,17 @@ TEST(CahnHilliard, BothForms2DConserveMassNeverRaiseTheEnergyAndAgree) {
   fields[0].fromHost(initial);
   CellField<Space> phi(mesh, "phi");
   phi.fromHost(initial);
-  Parameters tight{{"tolerance", solverToleranceText(1e-13)},
-                   {"max_iterations", "5000"},
-                   {"restart", "60"}};
+  // In float the fourth-order systems stall near 1e-6: ask for what float can reach.
+  const bool inDouble = sizeof(Real) == sizeof(double);
+  const Parameters tight{{"tolerance", inDouble ? "1e-13" : "1e-5"},
+                         {"max_iterations", "5000"},
+                         {"restart", "60"},
+                         {"preconditioner", "ilu0"}};
+  const Real sweepTolerance(inDouble ? 1e-11 : 1e-5);
   CoupledStepper<Space> coupled(system, makeLinearSolver<Space>("gmres", tight));
-  coupled.setSweeps(30, Real(solverTolerance(1e-11)));
-  tight.set("preconditioner", "ilu0");
+  coupled.setSweeps(30, sweepTolerance);
   ImplicitStepper<Space> higherOrder(equation, makeLinearSolver<Space>("gmres", tight));
-  higherOrder.setSweeps(30, Real(solverTolerance(1e-11)));
+  higherOrder.setSweeps(30, sweepTolerance);
   FormRecord coupledRecord, higherOrderRecord;
   coupledRecord.start(mesh, fields[0], epsilon);
   higherOrderRecord.start(mesh, phi, epsilon);

@@ -51,7 +51,7 @@ TEST(IncompleteLU, IsExactOnATridiagonalMatrix) {
     Vector<Space> x;
     const auto report = solveWith(solver, "ilu0", system, x);
     EXPECT_TRUE(report.converged) << solver << ": " << report.reason;
-    EXPECT_LE(report.iterations, 1) << solver;
+    EXPECT_LE(report.iterations, sizeof(Real) == sizeof(double) ? 1 : 3) << solver;
     EXPECT_LT(maxDifference(toHost(x), toHost(reference)), tolerance(1e-8)) << solver;
   }
 }

@@ -20,6 +20,9 @@ void addAllenCahnCommand(CLI::App& app, CommandContext& context);
 /// free energy (must never rise: exit 3 if it does) and the mass drift.
 void addCahnHilliardCommand(CLI::App& app, CommandContext& context);
 
+/// `kfvm run DECK` and `kfvm check DECK` (kfvm_RunCommand.cpp; built with toml++).
+void addDeckCommands(CLI::App& app, CommandContext& context);
+
 }  // namespace kfvm::app
 
 #endif

@@ -1,6 +1,7 @@
 // kfvm: the command-line tool. `kfvm info` prints the build and the machine;
 // `kfvm convection`, `kfvm allen-cahn` and `kfvm cahn-hilliard` run FiPy's classic
-// problems.
+// problems; `kfvm run DECK` runs one described in a TOML deck, `kfvm check DECK`
+// validates a deck.
 //
 // CLI11 parses first, so `--help` and usage errors never start Kokkos; Kokkos' own
 // arguments (--kokkos-num-threads=4, --kokkos-device-id=1, ...) pass through to
@@ -28,12 +29,17 @@ int main(int argc, char* argv[]) {
   kfvm::app::addConvectionCommand(app, context);
   kfvm::app::addAllenCahnCommand(app, context);
   kfvm::app::addCahnHilliardCommand(app, context);
+#ifdef KFVM_HAVE_DECKS
+  kfvm::app::addDeckCommands(app, context);
+#endif
   try {
     app.parse(int(ownArguments.size()), ownArguments.data());
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "kfvm: %s\n", error.what());
+    const char* text = error.what();
+    const bool prefixed = std::strncmp(text, "kfvm: ", 6) == 0;  // kfvm::Error's are
+    std::fprintf(stderr, "%s%s\n", prefixed ? "" : "kfvm: ", text);
     return 1;
   }
   return context.exitCode;

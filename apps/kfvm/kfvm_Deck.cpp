@@ -1,0 +1,422 @@
+#include "kfvm_Deck.hpp"
+
+#include "kfvm_Expression.hpp"
+
+#include <kfvm_Convection.hpp>
+#include <kfvm_Error.hpp>
+
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace kfvm::app {
+
+namespace {
+
+/// One table of the deck: typed reads that remember the keys read, and errors that
+/// name file, line, table, key and value.
+class TableReader {
+ public:
+  TableReader(const std::string& path, const toml::table& table, std::string name)
+      : path_(path), table_(table), name_(std::move(name)) {}
+
+  const toml::node* find(const std::string& key) {
+    used_.insert(key);
+    return table_.get(key);
+  }
+
+  template <class... Args>
+  [[noreturn]] void error(const toml::node* node, const std::string& key,
+                          const Args&... args) const {
+    const auto line = node ? node->source().begin.line : table_.source().begin.line;
+    fail(path_, ":", line, ": [", name_, "] ", key, ": ", args...);
+  }
+
+  static std::string show(const toml::node& node) {
+    std::ostringstream text;
+    if (node.is_string())
+      text << '"' << *node.value<std::string>() << '"';
+    else if (node.is_table())
+      text << "a table";
+    else if (node.is_array())
+      text << "an array";
+    else
+      node.visit([&](auto&& value) { text << value; });
+    return text.str();
+  }
+
+  /// "in [low, high]", or "must be >= low" where high is unbounded.
+  static std::string range(double low, double high) {
+    std::ostringstream text;
+    text.precision(17);
+    if (high >= std::numeric_limits<double>::max())
+      text << "must be >= " << low;
+    else
+      text << "must be in [" << low << ", " << high << "]";
+    return text.str();
+  }
+
+  double number(const std::string& key, double fallback, double low, double high,
+                bool required = false) {
+    const toml::node* node = find(key);
+    if (!node) {
+      if (required) error(nullptr, key, "missing (a number that ", range(low, high), ")");
+      return fallback;
+    }
+    const auto value = node->value<double>();
+    if (!node->is_number() || !value)
+      error(node, key, "expected a number, got ", show(*node));
+    if (!(*value >= low && *value <= high))
+      error(node, key, "value ", *value, " is out of range (", range(low, high), ")");
+    return *value;
+  }
+
+  int integer(const std::string& key, int fallback, int low, int high,
+              bool required = false) {
+    const toml::node* node = find(key);
+    if (!node) {
+      if (required)
+        error(nullptr, key, "missing (an integer in [", low, ", ", high, "])");
+      return fallback;
+    }
+    if (!node->is_integer()) error(node, key, "expected an integer, got ", show(*node));
+    const auto value = *node->value<std::int64_t>();
+    if (value < low || value > high)
+      error(node, key, "value ", value, " is out of range [", low, ", ", high, "]");
+    return int(value);
+  }
+
+  bool boolean(const std::string& key, bool fallback) {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    if (!node->is_boolean())
+      error(node, key, "expected true or false, got ", show(*node));
+    return *node->value<bool>();
+  }
+
+  std::string string(const std::string& key, const std::string& fallback,
+                     const std::vector<std::string>& allowed = {},
+                     bool required = false) {
+    const toml::node* node = find(key);
+    if (!node) {
+      if (required) error(nullptr, key, "missing");
+      return fallback;
+    }
+    if (!node->is_string()) error(node, key, "expected a string, got ", show(*node));
+    const std::string value = *node->value<std::string>();
+    if (!allowed.empty()) {
+      std::string known;
+      for (const auto& a : allowed) {
+        if (a == value) return value;
+        known += (known.empty() ? "" : ", ") + a;
+      }
+      error(node, key, "unknown value \"", value, "\" (known: ", known, ")");
+    }
+    return value;
+  }
+
+  /// An array of numbers; size 0 means any non-empty size.
+  std::vector<double> numbers(const std::string& key, std::size_t size, double low,
+                              double high, bool required = false) {
+    const toml::node* node = find(key);
+    if (!node) {
+      if (required) error(nullptr, key, "missing (an array of ", size, " numbers)");
+      return {};
+    }
+    const toml::array* array = node->as_array();
+    if (!array) error(node, key, "expected an array of numbers, got ", show(*node));
+    if ((size > 0 && array->size() != size) || array->empty())
+      error(node, key, "expected ", size > 0 ? std::to_string(size) : "some",
+            " numbers, got ", array->size());
+    std::vector<double> values;
+    for (const toml::node& element : *array) {
+      const auto value = element.value<double>();
+      if (!element.is_number() || !value)
+        error(&element, key, "expected a number, got ", show(element));
+      if (!(*value >= low && *value <= high))
+        error(&element, key, "value ", *value, " is out of range (", range(low, high),
+              ")");
+      values.push_back(*value);
+    }
+    return values;
+  }
+
+  const toml::table* subtable(const std::string& key) {
+    const toml::node* node = find(key);
+    if (node && !node->is_table())
+      error(node, key, "expected a table, got ", show(*node));
+    return node ? node->as_table() : nullptr;
+  }
+
+  /// Every key must have been read: the first that was not is an error.
+  void finish() const {
+    for (auto&& [key, node] : table_) {
+      const std::string name(key.str());
+      if (!used_.count(name)) {
+        const auto line = key.source().begin.line;
+        fail(path_, ":", line, ": [", name_, "] unknown key '", name, "'");
+      }
+    }
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  const std::string& path_;
+  const toml::table& table_;
+  std::string name_;
+  std::set<std::string> used_;
+};
+
+constexpr double huge = std::numeric_limits<double>::max();
+
+/// A kfvm::Error's message without its "kfvm: " prefix, to quote inside another.
+std::string messageOf(const Error& error) {
+  const std::string text = error.what();
+  return text.rfind("kfvm: ", 0) == 0 ? text.substr(6) : text;
+}
+
+void readMesh(TableReader& mesh, Deck& deck) {
+  deck.dimension = mesh.integer("dimension", 1, 1, 3, true);
+  const auto cells = mesh.numbers("cells", std::size_t(deck.dimension), 1, 1e5, true);
+  const auto length =
+      mesh.numbers("length", std::size_t(deck.dimension), 1e-300, huge, true);
+  for (int a = 0; a < deck.dimension; ++a) {
+    deck.cells[a] = int(cells[a]);
+    if (cells[a] != deck.cells[a])
+      mesh.error(mesh.find("cells"), "cells", "value ", cells[a],
+                 " is not a whole number");
+    deck.length[a] = length[a];
+  }
+  mesh.finish();
+}
+
+void readInitial(TableReader& initial, InitialCondition& condition, int dimension) {
+  condition.type = initial.string(
+      "type", "constant", {"constant", "box", "sphere", "random", "expression"}, true);
+  const auto dim = std::size_t(dimension);
+  if (condition.type == "constant") {
+    condition.value = initial.number("value", 0, -huge, huge, true);
+  } else if (condition.type == "box" || condition.type == "sphere") {
+    condition.inside = initial.number("inside", 1, -huge, huge);
+    condition.outside = initial.number("outside", 0, -huge, huge);
+    if (condition.type == "box") {
+      const auto lower = initial.numbers("lower", dim, -huge, huge, true);
+      const auto upper = initial.numbers("upper", dim, -huge, huge, true);
+      for (std::size_t a = 0; a < dim; ++a) {
+        condition.lower[a] = lower[a];
+        condition.upper[a] = upper[a];
+      }
+    } else {
+      const auto centre = initial.numbers("centre", dim, -huge, huge, true);
+      for (std::size_t a = 0; a < dim; ++a) condition.centre[a] = centre[a];
+      condition.radius = initial.number("radius", 0, 0, huge, true);
+    }
+  } else if (condition.type == "random") {
+    condition.mean = initial.number("mean", 0, -huge, huge);
+    condition.amplitude = initial.number("amplitude", 0, 0, huge, true);
+    condition.seed = unsigned(initial.integer("seed", 0, 0, 2147483647, true));
+  } else {
+    const toml::node* node = initial.find("value");
+    condition.expression = initial.string("value", "", {}, true);
+    try {
+      Expression check(condition.expression);
+      (void)check;
+    } catch (const Error& error) {
+      initial.error(node, "value", messageOf(error));
+    }
+  }
+  initial.finish();
+}
+
+void readEquation(TableReader& equation, Deck& deck) {
+  const toml::node* transient = equation.find("transient");
+  if (transient) {
+    deck.transient = true;
+    deck.rho = equation.number("transient", 1, 0, huge);
+  }
+  if (equation.find("diffusion")) {
+    deck.hasDiffusion = true;
+    deck.diffusion = equation.number("diffusion", 0, 0, huge);
+  }
+  deck.diffusionPolynomial = equation.numbers("diffusion_polynomial", 0, -huge, huge);
+  if (const auto* convection = equation.subtable("convection")) {
+    TableReader reader(equation.path(), *convection, "equation.convection");
+    deck.hasConvection = true;
+    const auto velocity =
+        reader.numbers("velocity", std::size_t(deck.dimension), -huge, huge, true);
+    for (int a = 0; a < deck.dimension; ++a) deck.velocity[a] = velocity[a];
+    deck.scheme = reader.string("scheme", "upwind", convectionSchemeNames());
+    reader.finish();
+  }
+  deck.implicitSource = equation.number("implicit_source", 0, -huge, huge);
+  deck.source = equation.number("source", 0, -huge, huge);
+  deck.sourcePolynomial = equation.numbers("source_polynomial", 0, -huge, huge);
+  if (const auto* higher = equation.subtable("higher_order")) {
+    TableReader reader(equation.path(), *higher, "equation.higher_order");
+    deck.hasHigherOrder = true;
+    deck.mobility = reader.number("mobility", 0, 0, huge, true);
+    deck.kappa = reader.number("kappa", 0, 0, huge, true);
+    const auto potential = reader.numbers("potential", 0, -huge, huge);
+    if (!potential.empty()) deck.potential = potential;
+    reader.finish();
+  }
+  for (const auto* list :
+       {&deck.diffusionPolynomial, &deck.sourcePolynomial, &deck.potential})
+    if (list->size() > 8)
+      equation.error(nullptr, "polynomial", "at most 8 coefficients, got ", list->size());
+  if (!deck.transient && !deck.hasDiffusion && !deck.hasConvection &&
+      !deck.hasHigherOrder && deck.diffusionPolynomial.empty())
+    equation.error(nullptr, "equation",
+                   "has no transient, diffusion, convection or "
+                   "higher-order term");
+  equation.finish();
+}
+
+void readBoundary(TableReader& boundary, Deck& deck) {
+  BoundarySpec spec;
+  const toml::node* patchNode = boundary.find("patch");
+  const std::string patch = boundary.string("patch", "", {}, true);
+  try {
+    spec.patch = patchFromName(patch);
+  } catch (const Error& error) {
+    boundary.error(patchNode, "patch", messageOf(error));
+  }
+  if (int(spec.patch) / 2 >= deck.dimension)
+    boundary.error(patchNode, "patch", "\"", patch, "\" is not a side of a ",
+                   deck.dimension, "D mesh");
+  spec.onPotential =
+      boundary.string("on", "variable", {"variable", "potential"}) == "potential";
+  spec.type = boundary.string("type", "", {"dirichlet", "neumann", "robin"}, true);
+  if (spec.type == "robin") {
+    spec.a = boundary.number("a", 0, -huge, huge, true);
+    spec.b = boundary.number("b", 0, -huge, huge, true);
+  }
+  spec.value = boundary.number("value", 0, -huge, huge, true);
+  boundary.finish();
+  deck.boundaries.push_back(spec);
+}
+
+void readSolver(TableReader& solver, Deck& deck) {
+  deck.solver = solver.string("name", "gmres");
+  deck.solverParameters = Parameters{};
+  deck.solverParameters.set("tolerance", solver.number("tolerance", 1e-10, 0, 1));
+  deck.solverParameters.set("max_iterations",
+                            solver.integer("max_iterations", 2000, 1, 100000000));
+  deck.solverParameters.set("preconditioner", solver.string("preconditioner", "jacobi"));
+  if (solver.find("restart"))
+    deck.solverParameters.set("restart", solver.integer("restart", 30, 1, 1000));
+  deck.maxSweeps = solver.integer("sweeps", 20, 1, 100000);
+  deck.sweepTolerance = solver.number("sweep_tolerance", 1e-8, 1e-300, 1);
+  deck.relaxation = solver.number("relaxation", 1, 1e-3, 1);
+  solver.finish();
+}
+
+void readTime(TableReader& time, Deck& deck) {
+  deck.steady = time.boolean("steady", false);
+  if (deck.steady) {
+    time.finish();
+    return;
+  }
+  deck.timeScheme =
+      time.string("scheme", "backward-euler", {"backward-euler", "crank-nicolson"});
+  deck.dt = time.number("dt", 0, 1e-300, huge, true);
+  deck.dtGrowth = time.number("dt_growth", 1, 1, 100);
+  deck.dtMax = time.number("dt_max", huge, deck.dt, huge);
+  deck.steps = time.integer("steps", 0, 1, 100000000);
+  deck.end = time.number("end", 0, 1e-300, huge);
+  if ((deck.steps > 0) == (deck.end > 0))
+    time.error(nullptr, "steps", "give either steps or end (one of them)");
+  time.finish();
+}
+
+void readOutput(TableReader& output, Deck& deck) {
+  deck.directory = output.string("directory", "kfvm-output");
+  deck.vtk = output.boolean("vtk", true);
+  deck.vtkEvery = output.integer("vtk_every", 0, 0, 100000000);
+  deck.csv = output.boolean("csv", true);
+  deck.progressEvery = output.integer("progress_every", 10, 1, 100000000);
+  output.finish();
+}
+
+void readCheck(TableReader& check, Deck& deck) {
+  deck.hasCheck = true;
+  const toml::node* node = check.find("exact");
+  deck.exact = check.string("exact", "", {}, true);
+  try {
+    Expression parsed(deck.exact);
+    (void)parsed;
+  } catch (const Error& error) {
+    check.error(node, "exact", messageOf(error));
+  }
+  deck.checkTolerance = check.number("tolerance", 0, 0, huge, true);
+  check.finish();
+}
+
+}  // namespace
+
+Deck readDeck(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& error) {
+    fail(path, ":", error.source().begin.line, ": ", error.description());
+  }
+  Deck deck;
+  deck.path = path;
+  TableReader top(deck.path, root, "deck");
+  const auto* mesh = top.subtable("mesh");
+  if (!mesh) top.error(nullptr, "mesh", "missing: every deck needs a [mesh] table");
+  TableReader meshReader(deck.path, *mesh, "mesh");
+  readMesh(meshReader, deck);
+  if (const auto* variable = top.subtable("variable")) {
+    TableReader reader(deck.path, *variable, "variable");
+    deck.variable = reader.string("name", "phi");
+    if (const auto* initial = reader.subtable("initial")) {
+      TableReader initialReader(deck.path, *initial, "variable.initial");
+      readInitial(initialReader, deck.initial, deck.dimension);
+    }
+    reader.finish();
+  }
+  const auto* equation = top.subtable("equation");
+  if (!equation)
+    top.error(nullptr, "equation", "missing: every deck needs an [equation]");
+  TableReader equationReader(deck.path, *equation, "equation");
+  readEquation(equationReader, deck);
+  if (const toml::node* boundaries = top.find("boundary")) {
+    const toml::array* array = boundaries->as_array();
+    if (!array || !array->is_array_of_tables())
+      top.error(boundaries, "boundary", "expected [[boundary]] tables");
+    for (const toml::node& element : *array) {
+      TableReader reader(deck.path, *element.as_table(), "boundary");
+      readBoundary(reader, deck);
+    }
+  }
+  const toml::table empty;
+  const auto* solver = top.subtable("solver");
+  TableReader solverReader(deck.path, solver ? *solver : empty, "solver");
+  readSolver(solverReader, deck);
+  const auto* time = top.subtable("time");
+  if (!time)
+    top.error(nullptr, "time", "missing: give [time] steady = true, or dt and steps");
+  TableReader timeReader(deck.path, *time, "time");
+  readTime(timeReader, deck);
+  if (deck.steady && deck.transient)
+    timeReader.error(nullptr, "steady", "a steady run cannot have a transient term");
+  if (!deck.steady && !deck.transient)
+    timeReader.error(nullptr, "dt", "time stepping needs [equation] transient");
+  const auto* output = top.subtable("output");
+  TableReader outputReader(deck.path, output ? *output : empty, "output");
+  readOutput(outputReader, deck);
+  if (const auto* check = top.subtable("check")) {
+    TableReader reader(deck.path, *check, "check");
+    readCheck(reader, deck);
+  }
+  top.finish();
+  return deck;
+}
+
+}  // namespace kfvm::app

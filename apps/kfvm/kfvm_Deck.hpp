@@ -1,0 +1,83 @@
+#ifndef KFVM_APPS_DECK_HPP
+#define KFVM_APPS_DECK_HPP
+
+// A run described in a TOML file (`kfvm run DECK`, `kfvm check DECK`). The keys, their
+// types, ranges and defaults are listed in apps/decks/README.md; every deck in that
+// folder is a working example. Parsing checks everything: an unknown key, a wrong type
+// or a value out of range is a kfvm::Error naming the file, line, key and value.
+
+#include <kfvm_Parameters.hpp>
+#include <kfvm_Patch.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace kfvm::app {
+
+struct InitialCondition {
+  std::string type = "constant";  // constant, box, sphere, random, expression
+  double value = 0, inside = 1, outside = 0, radius = 0, mean = 0, amplitude = 0;
+  std::array<double, 3> lower{}, upper{}, centre{};
+  unsigned seed = 0;
+  std::string expression;
+};
+
+struct BoundarySpec {
+  Patch patch = Patch::Left;
+  bool onPotential = false;  // the higher-order term's mu rather than the variable
+  std::string type;          // dirichlet, neumann, robin
+  double a = 0, b = 0, value = 0;
+};
+
+struct Deck {
+  std::string path;
+  // [mesh]
+  int dimension = 1;
+  std::array<int, 3> cells{1, 1, 1};
+  std::array<double, 3> length{1, 1, 1};
+  // [variable]
+  std::string variable = "phi";
+  InitialCondition initial;
+  // [equation]
+  bool transient = false;
+  double rho = 1;
+  bool hasDiffusion = false, hasConvection = false, hasHigherOrder = false;
+  double diffusion = 0;
+  std::vector<double> diffusionPolynomial;
+  std::array<double, 3> velocity{};
+  std::string scheme = "upwind";
+  double implicitSource = 0, source = 0;
+  std::vector<double> sourcePolynomial;
+  double mobility = 0, kappa = 0;
+  std::vector<double> potential{0};
+  // [[boundary]]
+  std::vector<BoundarySpec> boundaries;
+  // [solver]
+  std::string solver = "gmres";
+  Parameters solverParameters;
+  int maxSweeps = 20;
+  double sweepTolerance = 1e-8, relaxation = 1;
+  // [time]
+  bool steady = false;
+  std::string timeScheme = "backward-euler";
+  double dt = 0, dtGrowth = 1, dtMax = 0, end = 0;
+  int steps = 0;
+  // [output]
+  std::string directory = "kfvm-output";
+  int vtkEvery = 0, progressEvery = 10;
+  bool vtk = true, csv = true;
+  // [check]
+  bool hasCheck = false;
+  std::string exact;
+  double checkTolerance = 0;
+
+  int numCells() const { return cells[0] * cells[1] * cells[2]; }
+};
+
+/// Reads and checks a deck file.
+Deck readDeck(const std::string& path);
+
+}  // namespace kfvm::app
+
+#endif

@@ -1,0 +1,38 @@
+#ifndef KFVM_APPS_EXPRESSION_HPP
+#define KFVM_APPS_EXPRESSION_HPP
+
+#include <string>
+#include <vector>
+
+namespace kfvm::app {
+
+/// A small arithmetic expression in x, y, z and t, as decks write initial values and
+/// exact solutions: numbers, + - * / ^ (right-associative), unary minus, parentheses,
+/// the constant pi, and exp, log, sqrt, abs, sin, cos, tan, tanh, erf, erfc, min(a, b),
+/// max(a, b).
+/// Parsed once into postfix form; evaluated on the host.
+class Expression {
+ public:
+  /// Throws kfvm::Error naming the text and the position of the first thing it cannot
+  /// read.
+  explicit Expression(const std::string& text);
+
+  double operator()(double x, double y, double z, double t = 0) const;
+  const std::string& text() const { return text_; }
+
+ private:
+  enum class Op { Number, X, Y, Z, T, Add, Sub, Mul, Div, Pow, Neg, Func1, Func2 };
+  struct Token {
+    Op op;
+    double value;  // Number
+    int function;  // Func1 / Func2: index into the function tables
+  };
+  std::string text_;
+  std::vector<Token> program_;
+
+  friend class ExpressionParser;
+};
+
+}  // namespace kfvm::app
+
+#endif

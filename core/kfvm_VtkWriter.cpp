@@ -1,0 +1,92 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_VtkWriter.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace kfvm {
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    require(bool(out), "cannot open '", temporary, "' for writing");
+    out << text;
+    out.flush();
+    require(bool(out), "writing '", temporary, "' failed");
+  }
+  require(std::rename(temporary.c_str(), path.c_str()) == 0, "cannot rename '", temporary,
+          "' to '", path, "'");
+}
+
+template <class ExecSpace>
+void writeVtkRectilinear(const std::string& path, const Mesh<ExecSpace>& mesh,
+                         const std::vector<const CellField<ExecSpace>*>& fields,
+                         double time) {
+  const CartesianGrid& grid = mesh.grid();
+  const auto counts = grid.cellCounts();
+  std::ostringstream out;
+  out.precision(17);
+  out << "<?xml version=\"1.0\"?>\n"
+      << "<VTKFile type=\"RectilinearGrid\" version=\"1.0\" "
+         "byte_order=\"LittleEndian\">\n"
+      << "  <RectilinearGrid WholeExtent=\"0 " << counts[0] << " 0 " << counts[1] << " 0 "
+      << counts[2] << "\">\n"
+      << "    <FieldData>\n"
+      << "      <DataArray type=\"Float64\" Name=\"TIME\" NumberOfTuples=\"1\" "
+         "format=\"ascii\">"
+      << time << "</DataArray>\n"
+      << "    </FieldData>\n"
+      << "    <Piece Extent=\"0 " << counts[0] << " 0 " << counts[1] << " 0 " << counts[2]
+      << "\">\n"
+      << "      <CellData>\n";
+  for (const auto* field : fields) {
+    require(field != nullptr, "writeVtkRectilinear: a null field for '", path, "'");
+    field->requireOn(mesh, "output");
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field->values());
+    out << "        <DataArray type=\"Float64\" Name=\"" << field->name()
+        << "\" format=\"ascii\">\n";
+    for (std::size_t c = 0; c < values.extent(0); ++c)
+      out << (c % 6 == 0 ? "          " : " ") << double(values(c))
+          << (c % 6 == 5 || c + 1 == values.extent(0) ? "\n" : "");
+    out << "        </DataArray>\n";
+  }
+  out << "      </CellData>\n      <Coordinates>\n";
+  const char* axes[3] = {"x", "y", "z"};
+  for (int axis = 0; axis < 3; ++axis) {
+    out << "        <DataArray type=\"Float64\" Name=\"" << axes[axis]
+        << "\" format=\"ascii\">\n          ";
+    if (axis < grid.dimension()) {
+      for (double v : grid.vertices(axis)) out << v << ' ';
+    } else {
+      out << "0 ";
+    }
+    out << "\n        </DataArray>\n";
+  }
+  out << "      </Coordinates>\n    </Piece>\n  </RectilinearGrid>\n</VTKFile>\n";
+  writeFileAtomically(path, out.str());
+}
+
+void VtkTimeSeries::add(double time, const std::string& file) {
+  entries_.emplace_back(time, file);
+  std::ostringstream out;
+  out.precision(17);
+  out << "<?xml version=\"1.0\"?>\n"
+      << "<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
+      << "  <Collection>\n";
+  for (const auto& [t, name] : entries_)
+    out << "    <DataSet timestep=\"" << t << "\" part=\"0\" file=\"" << name << "\"/>\n";
+  out << "  </Collection>\n</VTKFile>\n";
+  writeFileAtomically(path_, out.str());
+}
+
+#define KFVM_INSTANTIATE_VTK(Space)                                                     \
+  template void writeVtkRectilinear<Space>(const std::string&, const Mesh<Space>&,      \
+                                           const std::vector<const CellField<Space>*>&, \
+                                           double);
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_VTK)
+
+}  // namespace kfvm

@@ -1,0 +1,42 @@
+#ifndef KFVM_VTK_WRITER_HPP
+#define KFVM_VTK_WRITER_HPP
+
+#include <kfvm_Field.hpp>
+#include <kfvm_Mesh.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kfvm {
+
+/// Cell fields of a mesh as a VTK XML RectilinearGrid file (.vtr: ASCII, 17 significant
+/// digits, the grid's own vertex coordinates), which ParaView and VisIt open. The file is
+/// written under a temporary name and renamed into place, so a reader never sees half a
+/// file. Copies the fields to the host: call it between time steps. Throws kfvm::Error
+/// naming the path when it cannot be written or a field is on another mesh.
+template <class ExecSpace>
+void writeVtkRectilinear(const std::string& path, const Mesh<ExecSpace>& mesh,
+                         const std::vector<const CellField<ExecSpace>*>& fields,
+                         double time);
+
+/// A ParaView collection (.pvd) of a time series: add() records one written file and
+/// rewrites the collection (atomically, as above).
+class VtkTimeSeries {
+ public:
+  explicit VtkTimeSeries(std::string pvdPath) : path_(std::move(pvdPath)) {}
+  /// file is relative to the .pvd's folder.
+  void add(double time, const std::string& file);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<std::pair<double, std::string>> entries_;
+};
+
+/// Writes text to path through a temporary file and a rename.
+void writeFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace kfvm
+
+#endif

@@ -16,6 +16,12 @@ namespace kfvm::app {
 
 namespace {
 
+/// A kfvm::Error's message without its "kfvm: " prefix, to quote inside another.
+std::string messageOf(const Error& error) {
+  const std::string text = error.what();
+  return text.rfind("kfvm: ", 0) == 0 ? text.substr(6) : text;
+}
+
 /// One table of the deck: typed reads that remember the keys read, and errors that
 /// name file, line, table, key and value.
 class TableReader {
@@ -144,6 +150,25 @@ class TableReader {
     return values;
   }
 
+  /// A number in [low, high], or a string holding an expression in x, y, z.
+  DeckCoefficient coefficient(const std::string& key, double fallback, double low,
+                              double high) {
+    const toml::node* node = find(key);
+    DeckCoefficient result{fallback, ""};
+    if (node && node->is_string()) {
+      result.expression = *node->value<std::string>();
+      try {
+        Expression parsed(result.expression);
+        (void)parsed;
+      } catch (const Error& e) {
+        error(node, key, messageOf(e));
+      }
+      return result;
+    }
+    result.value = number(key, fallback, low, high);
+    return result;
+  }
+
   const toml::table* subtable(const std::string& key) {
     const toml::node* node = find(key);
     if (node && !node->is_table())
@@ -172,12 +197,6 @@ class TableReader {
 };
 
 constexpr double huge = std::numeric_limits<double>::max();
-
-/// A kfvm::Error's message without its "kfvm: " prefix, to quote inside another.
-std::string messageOf(const Error& error) {
-  const std::string text = error.what();
-  return text.rfind("kfvm: ", 0) == 0 ? text.substr(6) : text;
-}
 
 void readMesh(TableReader& mesh, Deck& deck) {
   deck.dimension = mesh.integer("dimension", 1, 1, 3, true);
@@ -236,11 +255,11 @@ void readEquation(TableReader& equation, Deck& deck) {
   const toml::node* transient = equation.find("transient");
   if (transient) {
     deck.transient = true;
-    deck.rho = equation.number("transient", 1, 0, huge);
+    deck.rho = equation.coefficient("transient", 1, 0, huge);
   }
   if (equation.find("diffusion")) {
     deck.hasDiffusion = true;
-    deck.diffusion = equation.number("diffusion", 0, 0, huge);
+    deck.diffusion = equation.coefficient("diffusion", 0, 0, huge);
   }
   deck.diffusionPolynomial = equation.numbers("diffusion_polynomial", 0, -huge, huge);
   if (const auto* convection = equation.subtable("convection")) {
@@ -252,8 +271,8 @@ void readEquation(TableReader& equation, Deck& deck) {
     deck.scheme = reader.string("scheme", "upwind", convectionSchemeNames());
     reader.finish();
   }
-  deck.implicitSource = equation.number("implicit_source", 0, -huge, huge);
-  deck.source = equation.number("source", 0, -huge, huge);
+  deck.implicitSource = equation.coefficient("implicit_source", 0, -huge, huge);
+  deck.source = equation.coefficient("source", 0, -huge, huge);
   deck.sourcePolynomial = equation.numbers("source_polynomial", 0, -huge, huge);
   if (const auto* higher = equation.subtable("higher_order")) {
     TableReader reader(equation.path(), *higher, "equation.higher_order");
@@ -339,20 +358,44 @@ void readOutput(TableReader& output, Deck& deck) {
   deck.vtkEvery = output.integer("vtk_every", 0, 0, 100000000);
   deck.csv = output.boolean("csv", true);
   deck.progressEvery = output.integer("progress_every", 10, 1, 100000000);
+  if (const toml::node* probes = output.find("probe")) {
+    const toml::array* array = probes->as_array();
+    if (!array || !array->is_array_of_tables())
+      output.error(probes, "probe", "expected [[output.probe]] tables");
+    for (const toml::node& element : *array) {
+      TableReader probe(output.path(), *element.as_table(), "output.probe");
+      const auto point =
+          probe.numbers("point", std::size_t(deck.dimension), -huge, huge, true);
+      std::array<double, 3> p{};
+      for (int a = 0; a < deck.dimension; ++a) {
+        if (point[a] < 0 || point[a] > deck.length[a])
+          probe.error(probe.find("point"), "point", "coordinate ", point[a],
+                      " is outside the mesh [0, ", deck.length[a], "]");
+        p[a] = point[a];
+      }
+      probe.finish();
+      deck.probes.push_back(p);
+    }
+  }
   output.finish();
 }
 
 void readCheck(TableReader& check, Deck& deck) {
   deck.hasCheck = true;
   const toml::node* node = check.find("exact");
-  deck.exact = check.string("exact", "", {}, true);
-  try {
-    Expression parsed(deck.exact);
-    (void)parsed;
-  } catch (const Error& error) {
-    check.error(node, "exact", messageOf(error));
+  deck.exact = check.string("exact", "");
+  if (node) {
+    try {
+      Expression parsed(deck.exact);
+      (void)parsed;
+    } catch (const Error& error) {
+      check.error(node, "exact", messageOf(error));
+    }
+    deck.checkTolerance = check.number("tolerance", 0, 0, huge, true);
   }
-  deck.checkTolerance = check.number("tolerance", 0, 0, huge, true);
+  deck.integralDrift = check.number("integral_drift", -1, 0, huge);
+  if (!node && deck.integralDrift < 0)
+    check.error(nullptr, "exact", "give exact (and tolerance) or integral_drift");
   check.finish();
 }
 

@@ -23,6 +23,14 @@ struct InitialCondition {
   std::string expression;
 };
 
+/// A coefficient: a number, or an expression in x, y, z evaluated at every cell centre
+/// (a per-cell field).
+struct DeckCoefficient {
+  double value = 0;
+  std::string expression;
+  bool isExpression() const { return !expression.empty(); }
+};
+
 struct BoundarySpec {
   Patch patch = Patch::Left;
   bool onPotential = false;  // the higher-order term's mu rather than the variable
@@ -41,13 +49,13 @@ struct Deck {
   InitialCondition initial;
   // [equation]
   bool transient = false;
-  double rho = 1;
+  DeckCoefficient rho{1, ""};
   bool hasDiffusion = false, hasConvection = false, hasHigherOrder = false;
-  double diffusion = 0;
+  DeckCoefficient diffusion;
   std::vector<double> diffusionPolynomial;
   std::array<double, 3> velocity{};
   std::string scheme = "upwind";
-  double implicitSource = 0, source = 0;
+  DeckCoefficient implicitSource, source;
   std::vector<double> sourcePolynomial;
   double mobility = 0, kappa = 0;
   std::vector<double> potential{0};
@@ -67,10 +75,13 @@ struct Deck {
   std::string directory = "kfvm-output";
   int vtkEvery = 0, progressEvery = 10;
   bool vtk = true, csv = true;
+  // [[output.probe]]: points whose cell values go to probes.csv every step
+  std::vector<std::array<double, 3>> probes;
   // [check]
   bool hasCheck = false;
   std::string exact;
   double checkTolerance = 0;
+  double integralDrift = -1;  // < 0: not checked
 
   int numCells() const { return cells[0] * cells[1] * cells[2]; }
 };

@@ -7,6 +7,7 @@
 #include <kfvm_SystemInfo.hpp>
 #include <kfvm_VtkWriter.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <memory>
 #include <random>
+
+#include <unistd.h>
 
 namespace kfvm::app {
 
@@ -85,16 +88,50 @@ BoundaryCondition conditionOf(const BoundarySpec& spec) {
   return BoundaryCondition::robin(spec.a, spec.b, spec.value);
 }
 
-void buildEquation(const Deck& deck, Equation<Space>& equation) {
-  if (deck.transient) equation.transient(Real(deck.rho));
-  if (deck.hasDiffusion) equation.diffusion(Real(deck.diffusion));
+/// A per-cell field of expression values at the cell centres (set up once, on the host).
+CellField<Space> fieldOf(const std::string& text, const Mesh<Space>& mesh,
+                         const std::vector<std::array<double, 3>>& centres,
+                         const std::string& name) {
+  const Expression expression(text);
+  std::vector<double> values(centres.size());
+  for (std::size_t c = 0; c < centres.size(); ++c)
+    values[c] = expression(centres[c][0], centres[c][1], centres[c][2]);
+  CellField<Space> field(mesh, name);
+  field.fromHost(values);
+  return field;
+}
+
+void buildEquation(const Deck& deck, const Mesh<Space>& mesh,
+                   const std::vector<std::array<double, 3>>& centres,
+                   Equation<Space>& equation) {
+  auto field = [&](const DeckCoefficient& c, const char* name) {
+    return fieldOf(c.expression, mesh, centres, name);
+  };
+  if (deck.transient) {
+    if (deck.rho.isExpression())
+      equation.transient(field(deck.rho, "kfvm::deck::rho"));
+    else
+      equation.transient(Real(deck.rho.value));
+  }
+  if (deck.hasDiffusion) {
+    if (deck.diffusion.isExpression())
+      equation.diffusion(field(deck.diffusion, "kfvm::deck::diffusion"));
+    else
+      equation.diffusion(Real(deck.diffusion.value));
+  }
   if (!deck.diffusionPolynomial.empty())
     equation.diffusion(polynomialOf(deck.diffusionPolynomial));
   if (deck.hasConvection)
     equation.convection(Real(deck.velocity[0]), Real(deck.velocity[1]),
                         Real(deck.velocity[2]), convectionSchemeFromName(deck.scheme));
-  if (deck.implicitSource != 0) equation.implicitSource(Real(deck.implicitSource));
-  if (deck.source != 0) equation.source(Real(deck.source));
+  if (deck.implicitSource.isExpression())
+    equation.implicitSource(field(deck.implicitSource, "kfvm::deck::implicitSource"));
+  else if (deck.implicitSource.value != 0)
+    equation.implicitSource(Real(deck.implicitSource.value));
+  if (deck.source.isExpression())
+    equation.source(field(deck.source, "kfvm::deck::source"));
+  else if (deck.source.value != 0)
+    equation.source(Real(deck.source.value));
   if (!deck.sourcePolynomial.empty())
     equation.source(polynomialOf(deck.sourcePolynomial));
   if (deck.hasHigherOrder)
@@ -162,8 +199,168 @@ Statistics statisticsOf(const CellField<Space>& phi, const Mesh<Space>& mesh) {
   return {double(range.min_val), double(range.max_val), double(integrate(phi, mesh))};
 }
 
-int runDeck(const Deck& deck, const std::string& outputOverride) {
-  const std::string directory = outputOverride.empty() ? deck.directory : outputOverride;
+/// How much a run prints: quiet (the summary), normal (a progress line every
+/// progress_every steps; one line rewritten in place on a terminal), verbose (every
+/// step).
+enum class Verbosity { Quiet, Normal, Verbose };
+
+struct RunOptions {
+  std::string output;
+  int cells = 0;
+  bool quiet = false, verbose = false;
+};
+
+/// Everything a run writes: VTK files and their .pvd, series.csv, probes.csv, progress.
+class RunOutput {
+ public:
+  RunOutput(const Deck& deck, const std::string& directory, const Mesh<Space>& mesh,
+            const CellField<Space>& phi, Verbosity verbosity)
+      : deck_(deck),
+        directory_(directory),
+        mesh_(mesh),
+        phi_(phi),
+        verbosity_(verbosity),
+        terminal_(isatty(fileno(stdout)) != 0),
+        series_(directory + "/" + deck.variable + ".pvd"),
+        start_(std::chrono::steady_clock::now()) {
+    std::filesystem::create_directories(directory);
+    if (deck.csv) {
+      csv_.open(directory + "/series.csv");
+      require(bool(csv_), "cannot write ", directory, "/series.csv");
+      csv_ << "step,time,dt,sweeps,iterations,residual,min,max,integral\n";
+      csv_.precision(12);
+    }
+    const auto& grid = mesh.grid();
+    for (const auto& point : deck.probes) {
+      int index[3] = {0, 0, 0};
+      for (int a = 0; a < grid.dimension(); ++a) {
+        const auto& v = grid.vertices(a);
+        const auto above = std::upper_bound(v.begin(), v.end(), point[a]);
+        index[a] = std::min(int(above - v.begin()) - 1, grid.cells(a) - 1);
+      }
+      probeCells_.push_back(index[0] +
+                            grid.cells(0) * (index[1] + grid.cells(1) * index[2]));
+    }
+    if (!probeCells_.empty()) {
+      probes_.open(directory + "/probes.csv");
+      require(bool(probes_), "cannot write ", directory, "/probes.csv");
+      probes_ << "step,time";
+      for (const auto& p : deck.probes)
+        probes_ << ",\"(" << p[0] << " " << p[1] << " " << p[2] << ")\"";
+      probes_ << '\n';
+      probes_.precision(12);
+    }
+  }
+
+  void writeVtk(double time) {
+    if (!deck_.vtk) return;
+    char name[80];
+    std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck_.variable.c_str(), written_++);
+    writeVtkRectilinear<Space>(directory_ + "/" + name, mesh_, {&phi_}, time);
+    series_.add(time, name);
+  }
+
+  /// One step's figures; total is the number of steps when known (ETA), else 0 with
+  /// progress measured in time towards end.
+  Statistics record(int step, double time, double dt, const StepReport& report,
+                    int total) {
+    const auto s = statisticsOf(phi_, mesh_);
+    if (csv_.is_open())
+      csv_ << step << ',' << time << ',' << dt << ',' << report.sweeps << ','
+           << report.totalIterations << ',' << report.finalResidual << ',' << s.minimum
+           << ',' << s.maximum << ',' << s.integral << '\n';
+    if (probes_.is_open()) {
+      probes_ << step << ',' << time;
+      for (Ordinal cell : probeCells_) {
+        Real value = 0;
+        Kokkos::deep_copy(value, Kokkos::subview(phi_.values(), cell));
+        probes_ << ',' << double(value);
+      }
+      probes_ << '\n';
+    }
+    const bool due = verbosity_ == Verbosity::Verbose ||
+                     (verbosity_ == Verbosity::Normal && step % deck_.progressEvery == 0);
+    if (!due) return s;
+    const double elapsed = secondsSince(start_);
+    const double done =
+        total > 0 ? double(step) / total : (deck_.end > 0 ? time / deck_.end : 1);
+    const double eta = done > 0 ? elapsed * (1 - done) / done : 0;
+    std::printf(
+        "%sstep %6d  t = %-10.4g dt = %-9.3g sweeps %2d  iterations %5d  residual "
+        "%.2e  min %.4g max %.4g  elapsed %.1f s  ETA %.1f s%s",
+        terminal_ ? "\r" : "", step, time, dt, report.sweeps, report.totalIterations,
+        report.finalResidual, s.minimum, s.maximum, elapsed, eta,
+        terminal_ ? "   " : "\n");
+    std::fflush(stdout);
+    return s;
+  }
+
+  void finish() {
+    if (terminal_ && verbosity_ != Verbosity::Quiet) std::printf("\n");
+    std::printf("output            %s (%d VTK files%s%s), %.3f s\n", directory_.c_str(),
+                written_, deck_.csv ? ", series.csv" : "",
+                probes_.is_open() ? ", probes.csv" : "", secondsSince(start_));
+  }
+
+ private:
+  static double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+
+  const Deck& deck_;
+  std::string directory_;
+  const Mesh<Space>& mesh_;
+  const CellField<Space>& phi_;
+  Verbosity verbosity_;
+  bool terminal_;
+  VtkTimeSeries series_;
+  std::chrono::steady_clock::time_point start_;
+  std::ofstream csv_, probes_;
+  std::vector<Ordinal> probeCells_;
+  int written_ = 0;
+};
+
+/// The [check]: largest difference from the exact expression, and the integral's drift
+/// per unit volume.
+int checkResult(const Deck& deck, const CellField<Space>& phi,
+                const std::vector<std::array<double, 3>>& centres, double time,
+                double integral0, double integral) {
+  if (!deck.hasCheck) return 0;
+  bool ok = true;
+  if (!deck.exact.empty()) {
+    const Expression exact(deck.exact);
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
+    double worst = 0;
+    for (std::size_t c = 0; c < centres.size(); ++c) {
+      const auto& p = centres[c];
+      worst =
+          std::max(worst, std::abs(double(values(c)) - exact(p[0], p[1], p[2], time)));
+    }
+    const bool met = worst <= deck.checkTolerance;
+    std::printf("check             max |%s - exact| = %.3e, tolerance %.3e: %s\n",
+                deck.variable.c_str(), worst, deck.checkTolerance, met ? "ok" : "FAILED");
+    ok = ok && met;
+  }
+  if (deck.integralDrift >= 0) {
+    double volume = 1;
+    for (int a = 0; a < deck.dimension; ++a) volume *= deck.length[a];
+    const double drift = std::abs(integral - integral0) / volume;
+    const bool met = drift <= deck.integralDrift;
+    std::printf(
+        "check             integral drift %.3e per unit volume, tolerance %.3e: %s\n",
+        drift, deck.integralDrift, met ? "ok" : "FAILED");
+    ok = ok && met;
+  }
+  return ok ? 0 : 4;
+}
+
+int runDeck(const Deck& deck, const RunOptions& options) {
+  const std::string directory = options.output.empty() ? deck.directory : options.output;
+  const Verbosity verbosity = options.quiet     ? Verbosity::Quiet
+                              : options.verbose ? Verbosity::Verbose
+                                                : Verbosity::Normal;
   std::printf("kfvm run %s: %dD, %d cells, backend %s\n", deck.path.c_str(),
               deck.dimension, deck.numCells(), Space::name());
   reportMemory(deck, true);
@@ -173,53 +370,22 @@ int runDeck(const Deck& deck, const std::string& outputOverride) {
   CellField<Space> phi(mesh, deck.variable);
   phi.fromHost(initialValues(deck, centres));
   Equation<Space> equation(mesh);
-  buildEquation(deck, equation);
+  buildEquation(deck, mesh, centres, equation);
   ImplicitStepper<Space> stepper(
       equation, makeLinearSolver<Space>(deck.solver, deck.solverParameters));
   stepper.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
-  std::filesystem::create_directories(directory);
-  VtkTimeSeries series(directory + "/" + deck.variable + ".pvd");
-  int written = 0;
-  auto writeVtk = [&](double time) {
-    if (!deck.vtk) return;
-    char name[64];
-    std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck.variable.c_str(), written++);
-    writeVtkRectilinear<Space>(directory + "/" + name, mesh, {&phi}, time);
-    series.add(time, name);
-  };
-  std::ofstream csv;
-  if (deck.csv) {
-    csv.open(directory + "/series.csv");
-    require(bool(csv), "cannot write ", directory, "/series.csv");
-    csv << "step,time,dt,sweeps,iterations,residual,min,max,integral\n";
-    csv.precision(12);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  auto record = [&](int step, double time, double dt, const StepReport& report) {
-    const auto s = statisticsOf(phi, mesh);
-    if (csv.is_open())
-      csv << step << ',' << time << ',' << dt << ',' << report.sweeps << ','
-          << report.totalIterations << ',' << report.finalResidual << ',' << s.minimum
-          << ',' << s.maximum << ',' << s.integral << '\n';
-    if (step % deck.progressEvery == 0 || step == 0) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf(
-          "step %6d  t = %-10.4g dt = %-9.3g sweeps %2d  iterations %5d  residual "
-          "%.2e  min %.4g max %.4g  %.1f s\n",
-          step, time, dt, report.sweeps, report.totalIterations, report.finalResidual,
-          s.minimum, s.maximum, elapsed);
-    }
-  };
-  writeVtk(0);
-  double time = 0;
+  RunOutput output(deck, directory, mesh, phi, verbosity);
+  const double integral0 = double(integrate(phi, mesh));
+  double integral = integral0, time = 0;
+  int lastStep = 0;
+  output.writeVtk(0);
   if (deck.steady) {
     const auto report = stepper.solveSteady(phi);
     if (!report.converged) {
       std::fprintf(stderr, "kfvm run: steady solve failed: %s\n", report.reason.c_str());
       return 2;
     }
-    record(0, 0, 0, report);
+    integral = output.record(0, 0, 0, report, 1).integral;
   } else {
     const auto scheme = timeSchemeFromName(deck.timeScheme);
     double dt = deck.dt;
@@ -228,32 +394,20 @@ int runDeck(const Deck& deck, const std::string& outputOverride) {
       const double thisDt = deck.steps > 0 ? dt : std::min(dt, deck.end - time);
       const auto report = stepper.step(phi, Real(thisDt), scheme);
       if (!report.converged) {
-        std::fprintf(stderr, "kfvm run: step %d failed: %s\n", step,
+        std::fprintf(stderr, "\nkfvm run: step %d failed: %s\n", step,
                      report.reason.c_str());
         return 2;
       }
       time += thisDt;
-      record(step, time, thisDt, report);
-      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) writeVtk(time);
+      integral = output.record(step, time, thisDt, report, deck.steps).integral;
+      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(time);
       dt = std::min(dt * deck.dtGrowth, deck.dtMax);
+      lastStep = step;
     }
   }
-  if (deck.vtkEvery == 0 || !deck.vtk) writeVtk(time);
-  std::printf("output            %s (%d VTK files, %s)\n", directory.c_str(), written,
-              deck.csv ? "series.csv" : "no CSV");
-  if (!deck.hasCheck) return 0;
-  const Expression exact(deck.exact);
-  const auto values =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
-  double worst = 0;
-  for (std::size_t c = 0; c < centres.size(); ++c) {
-    const auto& p = centres[c];
-    worst = std::max(worst, std::abs(double(values(c)) - exact(p[0], p[1], p[2], time)));
-  }
-  const bool ok = worst <= deck.checkTolerance;
-  std::printf("check             max |%s - exact| = %.3e, tolerance %.3e: %s\n",
-              deck.variable.c_str(), worst, deck.checkTolerance, ok ? "ok" : "FAILED");
-  return ok ? 0 : 4;
+  if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0) output.writeVtk(time);
+  output.finish();
+  return checkResult(deck, phi, centres, time, integral0, integral);
 }
 
 int checkDeck(const Deck& deck) {
@@ -270,19 +424,23 @@ int checkDeck(const Deck& deck) {
 
 void addDeckCommands(CLI::App& app, CommandContext& context) {
   auto deckPath = std::make_shared<std::string>();
-  auto output = std::make_shared<std::string>();
-  auto cells = std::make_shared<int>(0);
+  auto options = std::make_shared<RunOptions>();
   auto* run = app.add_subcommand("run", "Run the problem a TOML deck describes");
   run->add_option("deck", *deckPath, "Deck file (see apps/decks/README.md)")->required();
-  run->add_option("--output", *output, "Output folder (overrides [output] directory)");
-  run->add_option("--cells", *cells,
-                  "Cells per direction, replacing the deck's (a small "
-                  "run of a large deck)")
+  run->add_option("--output", options->output,
+                  "Output folder (replaces [output] directory)");
+  run->add_option(
+         "--cells", options->cells,
+         "Cells per direction, replacing the deck's (a small run of a large deck)")
       ->check(CLI::Range(1, 100000));
-  run->callback([deckPath, output, cells, &context] {
+  auto* quiet = run->add_flag("-q,--quiet", options->quiet, "Print the summary only");
+  run->add_flag("-v,--verbose", options->verbose, "A progress line every step")
+      ->excludes(quiet);
+  run->callback([deckPath, options, &context] {
     Deck deck = readDeck(*deckPath);  // a bad deck fails before Kokkos starts
-    for (int a = 0; a<deck.dimension&& * cells> 0; ++a) deck.cells[a] = *cells;
-    context.runWithKokkos([&] { return runDeck(deck, *output); });
+    for (int a = 0; a < deck.dimension && options->cells > 0; ++a)
+      deck.cells[a] = options->cells;
+    context.runWithKokkos([&] { return runDeck(deck, *options); });
   });
   auto checkPath = std::make_shared<std::string>();
   auto* check = app.add_subcommand("check", "Validate a deck without running it");

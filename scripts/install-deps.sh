@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs, with apt, whatever kfvm's default build (Debian 12: Kokkos 3.4 and the
-# Trilinos 13.2 solvers, Kokkos Kernels, OpenMPI, CLI11, GoogleTest) still lacks. Does
-# nothing when all is there. KFVM_WITHOUT_TRILINOS=1 leaves Trilinos and MPI out.
+# Trilinos 13.2 solvers, Kokkos Kernels, OpenMPI, CLI11, GoogleTest, toml++ and stb for
+# decks) still lacks. Does nothing when all is there. KFVM_WITHOUT_TRILINOS=1 leaves
+# Trilinos and MPI out.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make
           libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libcli11-dev libgtest-dev googletest libtomlplusplus-dev)
+          libcli11-dev libgtest-dev googletest libtomlplusplus-dev libstb-dev)
 if [ "${KFVM_WITHOUT_TRILINOS:-0}" != 1 ]; then
   # find_package(Trilinos) needs the whole set; its link line needs (PT-)Scotch; OpenMPI.
   packages+=(trilinos-all-dev libptscotch-dev libscotch-dev libopenmpi-dev openmpi-bin)

@@ -358,6 +358,10 @@ void readOutput(TableReader& output, Deck& deck) {
   deck.vtkEvery = output.integer("vtk_every", 0, 0, 100000000);
   deck.csv = output.boolean("csv", true);
   deck.progressEvery = output.integer("progress_every", 10, 1, 100000000);
+  deck.png = output.boolean("png", false);
+  deck.pngEvery = output.integer("png_every", 0, 0, 100000000);
+  if (deck.png && deck.dimension < 2)
+    output.error(output.find("png"), "png", "PNG snapshots need a 2D or 3D mesh");
   if (const toml::node* probes = output.find("probe")) {
     const toml::array* array = probes->as_array();
     if (!array || !array->is_array_of_tables())

@@ -1,6 +1,9 @@
 // `kfvm run DECK` and `kfvm check DECK`: a whole run from a TOML deck (kfvm_Deck.hpp).
 #include "kfvm_Deck.hpp"
 #include "kfvm_Expression.hpp"
+#ifdef KFVM_HAVE_PNG
+#include "kfvm_PngWriter.hpp"
+#endif
 #include "kfvm_ProblemCommands.hpp"
 
 #include <kfvm_ImplicitStepper.hpp>
@@ -260,6 +263,21 @@ class RunOutput {
     series_.add(time, name);
   }
 
+  /// A PNG snapshot (2D field, or the middle z slice of a 3D one) when the deck asks.
+  void writePng() {
+    if (!deck_.png) return;
+#ifdef KFVM_HAVE_PNG
+    char name[80];
+    std::snprintf(name, sizeof(name), "%s_%06d.png", deck_.variable.c_str(), pngs_++);
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi_.values());
+    writeFieldPng(directory_ + "/" + name, mesh_.grid(),
+                  std::vector<double>(values.data(), values.data() + values.extent(0)));
+#else
+    fail(deck_.path, ": [output] png = true, but this kfvm was built without stb");
+#endif
+  }
+
   /// One step's figures; total is the number of steps when known (ETA), else 0 with
   /// progress measured in time towards end.
   Statistics record(int step, double time, double dt, const StepReport& report,
@@ -297,8 +315,8 @@ class RunOutput {
 
   void finish() {
     if (terminal_ && verbosity_ != Verbosity::Quiet) std::printf("\n");
-    std::printf("output            %s (%d VTK files%s%s), %.3f s\n", directory_.c_str(),
-                written_, deck_.csv ? ", series.csv" : "",
+    std::printf("output            %s (%d VTK files, %d PNG%s%s), %.3f s\n",
+                directory_.c_str(), written_, pngs_, deck_.csv ? ", series.csv" : "",
                 probes_.is_open() ? ", probes.csv" : "", secondsSince(start_));
   }
 
@@ -318,7 +336,7 @@ class RunOutput {
   std::chrono::steady_clock::time_point start_;
   std::ofstream csv_, probes_;
   std::vector<Ordinal> probeCells_;
-  int written_ = 0;
+  int written_ = 0, pngs_ = 0;
 };
 
 /// The [check]: largest difference from the exact expression, and the integral's drift
@@ -379,6 +397,7 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   double integral = integral0, time = 0;
   int lastStep = 0;
   output.writeVtk(0);
+  output.writePng();
   if (deck.steady) {
     const auto report = stepper.solveSteady(phi);
     if (!report.converged) {
@@ -401,11 +420,13 @@ int runDeck(const Deck& deck, const RunOptions& options) {
       time += thisDt;
       integral = output.record(step, time, thisDt, report, deck.steps).integral;
       if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(time);
+      if (deck.pngEvery > 0 && step % deck.pngEvery == 0) output.writePng();
       dt = std::min(dt * deck.dtGrowth, deck.dtMax);
       lastStep = step;
     }
   }
   if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0) output.writeVtk(time);
+  if (deck.pngEvery == 0 || lastStep % deck.pngEvery != 0) output.writePng();
   output.finish();
   return checkResult(deck, phi, centres, time, integral0, integral);
 }

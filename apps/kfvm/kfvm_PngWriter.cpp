@@ -1,0 +1,112 @@
+#include "kfvm_PngWriter.hpp"
+
+#include <kfvm_Error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_STATIC
+#include <stb/stb_image_write.h>
+
+namespace kfvm::app {
+
+namespace {
+
+/// A 3 x 5 pixel font for the colour bar's numbers: one row of 3 bits per line.
+int glyphRows(char c, int row) {
+  static const char* const chars = "0123456789.-+e";
+  static const int rows[14][5] = {
+      {7, 5, 5, 5, 7}, {2, 6, 2, 2, 7}, {7, 1, 7, 4, 7}, {7, 1, 7, 1, 7}, {5, 5, 7, 1, 1},
+      {7, 4, 7, 1, 7}, {7, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 7},
+      {0, 0, 0, 0, 2}, {0, 0, 7, 0, 0}, {0, 2, 7, 2, 0}, {0, 7, 5, 6, 7}};
+  for (int i = 0; i < 14; ++i)
+    if (chars[i] == c) return rows[i][row];
+  return 0;
+}
+
+struct Image {
+  int width, height;
+  std::vector<unsigned char> rgb;
+
+  Image(int w, int h) : width(w), height(h), rgb(std::size_t(w) * h * 3, 255) {}
+  void set(int x, int y, const std::array<unsigned char, 3>& colour) {
+    if (x < 0 || y < 0 || x >= width || y >= height) return;
+    std::copy(colour.begin(), colour.end(),
+              rgb.begin() + (std::size_t(y) * width + x) * 3);
+  }
+  /// Text at (x, y), top left, pixels scaled by `scale`.
+  void text(int x, int y, const std::string& s, int scale) {
+    for (std::size_t i = 0; i < s.size(); ++i)
+      for (int row = 0; row < 5; ++row)
+        for (int column = 0; column < 3; ++column)
+          if (glyphRows(s[i], row) & (4 >> column))
+            for (int dy = 0; dy < scale; ++dy)
+              for (int dx = 0; dx < scale; ++dx)
+                set(x + int(i) * 4 * scale + column * scale + dx, y + row * scale + dy,
+                    {0, 0, 0});
+  }
+};
+
+}  // namespace
+
+std::array<unsigned char, 3> viridis(double t) {
+  static const double anchors[9][3] = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},
+                                       {44, 113, 142}, {33, 144, 141}, {39, 173, 129},
+                                       {92, 200, 99},  {170, 220, 50}, {253, 231, 37}};
+  t = std::isfinite(t) ? std::min(1.0, std::max(0.0, t)) : 0.0;
+  const double scaled = t * 8;
+  const int i = std::min(7, int(scaled));
+  const double f = scaled - i;
+  std::array<unsigned char, 3> colour{};
+  for (int c = 0; c < 3; ++c)
+    colour[c] = static_cast<unsigned char>(
+        std::lround(anchors[i][c] * (1 - f) + anchors[i + 1][c] * f));
+  return colour;
+}
+
+void writeFieldPng(const std::string& path, const CartesianGrid& grid,
+                   const std::vector<double>& values) {
+  require(grid.dimension() >= 2, "PNG output needs a 2D or 3D mesh, '", path, "' is 1D");
+  require(values.size() == std::size_t(grid.numCells()), "PNG '", path,
+          "': ", values.size(), " values for ", grid.numCells(), " cells");
+  const int nx = grid.cells(0), ny = grid.cells(1), nz = grid.cells(2);
+  const std::size_t sliceStart = std::size_t(nz / 2) * nx * ny;  // middle z slice
+  double low = values[sliceStart], high = values[sliceStart];
+  for (std::size_t c = sliceStart; c < sliceStart + std::size_t(nx) * ny; ++c) {
+    low = std::min(low, values[c]);
+    high = std::max(high, values[c]);
+  }
+  const int longer = std::max(nx, ny);
+  const int scale = longer >= 512 ? 1 : 512 / longer;
+  const int plotW = nx * scale, plotH = ny * scale, margin = 10, bar = 20, font = 2;
+  Image image(margin + plotW + 2 * margin + bar + margin + 12 * 4 * font + margin,
+              std::max(plotH, 60) + 2 * margin);
+  const double range = high > low ? high - low : 1;
+  for (int py = 0; py < plotH; ++py) {
+    const int j = ny - 1 - py / scale;  // y up
+    for (int px = 0; px < plotW; ++px) {
+      const int i = px / scale;
+      image.set(margin + px, margin + py,
+                viridis((values[sliceStart + std::size_t(j) * nx + i] - low) / range));
+    }
+  }
+  const int barX = margin + plotW + 2 * margin;
+  for (int py = 0; py < plotH; ++py)
+    for (int px = 0; px < bar; ++px)
+      image.set(barX + px, margin + py, viridis(1 - double(py) / std::max(1, plotH - 1)));
+  char label[32];
+  std::snprintf(label, sizeof(label), "%.4g", high);
+  image.text(barX + bar + margin / 2, margin, label, font);
+  std::snprintf(label, sizeof(label), "%.4g", low);
+  image.text(barX + bar + margin / 2, margin + plotH - 5 * font, label, font);
+  const std::string temporary = path + ".tmp";
+  require(stbi_write_png(temporary.c_str(), image.width, image.height, 3,
+                         image.rgb.data(), image.width * 3) != 0,
+          "cannot write PNG '", temporary, "'");
+  require(std::rename(temporary.c_str(), path.c_str()) == 0, "cannot rename '", temporary,
+          "' to '", path, "'");
+}
+
+}  // namespace kfvm::app

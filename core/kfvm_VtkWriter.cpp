@@ -83,6 +83,19 @@ void VtkTimeSeries::add(double time, const std::string& file) {
   writeFileAtomically(path_, out.str());
 }
 
+void VtkTimeSeries::resumeUpTo(double time) {
+  entries_.clear();
+  std::ifstream in(path_);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto t = line.find("timestep=\""), f = line.find("file=\"");
+    if (t == std::string::npos || f == std::string::npos) continue;
+    const double stamp = std::stod(line.substr(t + 10));
+    const auto end = line.find('"', f + 6);
+    if (stamp <= time) entries_.emplace_back(stamp, line.substr(f + 6, end - f - 6));
+  }
+}
+
 #define KFVM_INSTANTIATE_VTK(Space)                                                     \
   template void writeVtkRectilinear<Space>(const std::string&, const Mesh<Space>&,      \
                                            const std::vector<const CellField<Space>*>&, \

@@ -27,6 +27,9 @@ class VtkTimeSeries {
   explicit VtkTimeSeries(std::string pvdPath) : path_(std::move(pvdPath)) {}
   /// file is relative to the .pvd's folder.
   void add(double time, const std::string& file);
+  /// Takes over the entries of an existing collection at path() up to time (a restarted
+  /// run goes on from there); none when there is no such file.
+  void resumeUpTo(double time);
   const std::string& path() const { return path_; }
 
  private:

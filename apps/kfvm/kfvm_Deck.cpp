@@ -358,6 +358,10 @@ void readOutput(TableReader& output, Deck& deck) {
   deck.vtkEvery = output.integer("vtk_every", 0, 0, 100000000);
   deck.csv = output.boolean("csv", true);
   deck.progressEvery = output.integer("progress_every", 10, 1, 100000000);
+  deck.checkpointEvery = output.integer("checkpoint_every", 0, 0, 100000000);
+  if (deck.checkpointEvery > 0 && deck.steady)
+    output.error(output.find("checkpoint_every"), "checkpoint_every",
+                 "a steady run has no steps to checkpoint");
   deck.png = output.boolean("png", false);
   deck.pngEvery = output.integer("png_every", 0, 0, 100000000);
   if (deck.png && deck.dimension < 2)

@@ -73,7 +73,7 @@ struct Deck {
   int steps = 0;
   // [output]
   std::string directory = "kfvm-output";
-  int vtkEvery = 0, progressEvery = 10, pngEvery = 0;
+  int vtkEvery = 0, progressEvery = 10, pngEvery = 0, checkpointEvery = 0;
   bool vtk = true, csv = true, png = false;
   // [[output.probe]]: points whose cell values go to probes.csv every step
   std::vector<std::array<double, 3>> probes;

@@ -1,4 +1,5 @@
 // `kfvm run DECK` and `kfvm check DECK`: a whole run from a TOML deck (kfvm_Deck.hpp).
+#include "kfvm_Checkpoint.hpp"
 #include "kfvm_Deck.hpp"
 #include "kfvm_Expression.hpp"
 #ifdef KFVM_HAVE_PNG
@@ -208,7 +209,7 @@ Statistics statisticsOf(const CellField<Space>& phi, const Mesh<Space>& mesh) {
 enum class Verbosity { Quiet, Normal, Verbose };
 
 struct RunOptions {
-  std::string output;
+  std::string output, restart;
   int cells = 0;
   bool quiet = false, verbose = false;
 };
@@ -216,8 +217,10 @@ struct RunOptions {
 /// Everything a run writes: VTK files and their .pvd, series.csv, probes.csv, progress.
 class RunOutput {
  public:
+  /// restartTime >= 0: a restarted run, which appends to the CSV files and keeps the
+  /// collection's entries up to that time.
   RunOutput(const Deck& deck, const std::string& directory, const Mesh<Space>& mesh,
-            const CellField<Space>& phi, Verbosity verbosity)
+            const CellField<Space>& phi, Verbosity verbosity, double restartTime)
       : deck_(deck),
         directory_(directory),
         mesh_(mesh),
@@ -227,10 +230,13 @@ class RunOutput {
         series_(directory + "/" + deck.variable + ".pvd"),
         start_(std::chrono::steady_clock::now()) {
     std::filesystem::create_directories(directory);
+    const bool resumed = restartTime >= 0;
+    if (resumed) series_.resumeUpTo(restartTime);
+    const auto mode = resumed ? std::ios::app : std::ios::trunc;
     if (deck.csv) {
-      csv_.open(directory + "/series.csv");
+      csv_.open(directory + "/series.csv", std::ios::out | mode);
       require(bool(csv_), "cannot write ", directory, "/series.csv");
-      csv_ << "step,time,dt,sweeps,iterations,residual,min,max,integral\n";
+      if (!resumed) csv_ << "step,time,dt,sweeps,iterations,residual,min,max,integral\n";
       csv_.precision(12);
     }
     const auto& grid = mesh.grid();
@@ -245,30 +251,35 @@ class RunOutput {
                             grid.cells(0) * (index[1] + grid.cells(1) * index[2]));
     }
     if (!probeCells_.empty()) {
-      probes_.open(directory + "/probes.csv");
+      probes_.open(directory + "/probes.csv", std::ios::out | mode);
       require(bool(probes_), "cannot write ", directory, "/probes.csv");
-      probes_ << "step,time";
-      for (const auto& p : deck.probes)
-        probes_ << ",\"(" << p[0] << " " << p[1] << " " << p[2] << ")\"";
-      probes_ << '\n';
+      if (!resumed) {
+        probes_ << "step,time";
+        for (const auto& p : deck.probes)
+          probes_ << ",\"(" << p[0] << " " << p[1] << " " << p[2] << ")\"";
+        probes_ << '\n';
+      }
       probes_.precision(12);
     }
   }
 
-  void writeVtk(double time) {
+  /// Files are named by step, so that a restarted run writes the same names.
+  void writeVtk(int step, double time) {
     if (!deck_.vtk) return;
     char name[80];
-    std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck_.variable.c_str(), written_++);
+    std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck_.variable.c_str(), step);
+    ++written_;
     writeVtkRectilinear<Space>(directory_ + "/" + name, mesh_, {&phi_}, time);
     series_.add(time, name);
   }
 
   /// A PNG snapshot (2D field, or the middle z slice of a 3D one) when the deck asks.
-  void writePng() {
+  void writePng(int step) {
     if (!deck_.png) return;
 #ifdef KFVM_HAVE_PNG
     char name[80];
-    std::snprintf(name, sizeof(name), "%s_%06d.png", deck_.variable.c_str(), pngs_++);
+    std::snprintf(name, sizeof(name), "%s_%06d.png", deck_.variable.c_str(), step);
+    ++pngs_;
     const auto values =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi_.values());
     writeFieldPng(directory_ + "/" + name, mesh_.grid(),
@@ -374,6 +385,20 @@ int checkResult(const Deck& deck, const CellField<Space>& phi,
   return ok ? 0 : 4;
 }
 
+CheckpointState checkpointOf(const Deck& deck, const CellField<Space>& phi, int step,
+                             double time, double nextDt) {
+  CheckpointState state;
+  state.step = step;
+  state.time = time;
+  state.dt = nextDt;
+  state.cells = deck.cells;
+  state.variable = deck.variable;
+  const auto values =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
+  state.values.assign(values.data(), values.data() + values.extent(0));
+  return state;
+}
+
 int runDeck(const Deck& deck, const RunOptions& options) {
   const std::string directory = options.output.empty() ? deck.directory : options.output;
   const Verbosity verbosity = options.quiet     ? Verbosity::Quiet
@@ -392,12 +417,34 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   ImplicitStepper<Space> stepper(
       equation, makeLinearSolver<Space>(deck.solver, deck.solverParameters));
   stepper.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
-  RunOutput output(deck, directory, mesh, phi, verbosity);
+  double time = 0, dt = deck.dt;
+  int firstStep = 1;
+  if (!options.restart.empty()) {
+    require(!deck.steady, deck.path, ": a steady run has no steps to restart");
+    const CheckpointState state = readCheckpoint(options.restart);
+    require(state.cells == deck.cells, "checkpoint '", options.restart, "' holds ",
+            state.cells[0], " x ", state.cells[1], " x ", state.cells[2],
+            " cells, the deck's mesh ", deck.cells[0], " x ", deck.cells[1], " x ",
+            deck.cells[2]);
+    require(state.variable == deck.variable, "checkpoint '", options.restart,
+            "' holds variable '", state.variable, "', the deck's is '", deck.variable,
+            "'");
+    phi.fromHost(state.values);
+    time = state.time;
+    dt = state.dt;
+    firstStep = state.step + 1;
+    std::printf("restart           from %s: step %d, t = %.10g\n",
+                options.restart.c_str(), state.step, time);
+  }
+  const bool restarted = firstStep > 1;
+  RunOutput output(deck, directory, mesh, phi, verbosity, restarted ? time : -1.0);
   const double integral0 = double(integrate(phi, mesh));
-  double integral = integral0, time = 0;
-  int lastStep = 0;
-  output.writeVtk(0);
-  output.writePng();
+  double integral = integral0;
+  int lastStep = firstStep - 1;
+  if (!restarted) {
+    output.writeVtk(0, 0);
+    output.writePng(0);
+  }
   if (deck.steady) {
     const auto report = stepper.solveSteady(phi);
     if (!report.converged) {
@@ -407,8 +454,7 @@ int runDeck(const Deck& deck, const RunOptions& options) {
     integral = output.record(0, 0, 0, report, 1).integral;
   } else {
     const auto scheme = timeSchemeFromName(deck.timeScheme);
-    double dt = deck.dt;
-    for (int step = 1;
+    for (int step = firstStep;
          deck.steps > 0 ? step <= deck.steps : time < deck.end * (1 - 1e-12); ++step) {
       const double thisDt = deck.steps > 0 ? dt : std::min(dt, deck.end - time);
       const auto report = stepper.step(phi, Real(thisDt), scheme);
@@ -419,14 +465,18 @@ int runDeck(const Deck& deck, const RunOptions& options) {
       }
       time += thisDt;
       integral = output.record(step, time, thisDt, report, deck.steps).integral;
-      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(time);
-      if (deck.pngEvery > 0 && step % deck.pngEvery == 0) output.writePng();
+      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(step, time);
+      if (deck.pngEvery > 0 && step % deck.pngEvery == 0) output.writePng(step);
       dt = std::min(dt * deck.dtGrowth, deck.dtMax);
       lastStep = step;
+      if (deck.checkpointEvery > 0 && step % deck.checkpointEvery == 0)
+        writeCheckpoint(directory + "/checkpoint.h5",
+                        checkpointOf(deck, phi, step, time, dt));
     }
   }
-  if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0) output.writeVtk(time);
-  if (deck.pngEvery == 0 || lastStep % deck.pngEvery != 0) output.writePng();
+  if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0)
+    output.writeVtk(lastStep, time);
+  if (deck.pngEvery == 0 || lastStep % deck.pngEvery != 0) output.writePng(lastStep);
   output.finish();
   return checkResult(deck, phi, centres, time, integral0, integral);
 }
@@ -450,6 +500,8 @@ void addDeckCommands(CLI::App& app, CommandContext& context) {
   run->add_option("deck", *deckPath, "Deck file (see apps/decks/README.md)")->required();
   run->add_option("--output", options->output,
                   "Output folder (replaces [output] directory)");
+  run->add_option("--restart", options->restart,
+                  "Go on from a checkpoint ([output] checkpoint_every writes them)");
   run->add_option(
          "--cells", options->cells,
          "Cells per direction, replacing the deck's (a small run of a large deck)")

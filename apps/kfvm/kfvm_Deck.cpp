@@ -2,7 +2,6 @@
 
 #include "kfvm_Expression.hpp"
 
-#include <kfvm_Convection.hpp>
 #include <kfvm_Error.hpp>
 
 #include <toml++/toml.h>
@@ -251,7 +250,8 @@ void readInitial(TableReader& initial, InitialCondition& condition, int dimensio
   initial.finish();
 }
 
-void readEquation(TableReader& equation, Deck& deck) {
+void readEquation(TableReader& equation, Deck& deck,
+                  const std::vector<std::string>& convectionSchemes) {
   const toml::node* transient = equation.find("transient");
   if (transient) {
     deck.transient = true;
@@ -268,7 +268,7 @@ void readEquation(TableReader& equation, Deck& deck) {
     const auto velocity =
         reader.numbers("velocity", std::size_t(deck.dimension), -huge, huge, true);
     for (int a = 0; a < deck.dimension; ++a) deck.velocity[a] = velocity[a];
-    deck.scheme = reader.string("scheme", "upwind", convectionSchemeNames());
+    deck.scheme = reader.string("scheme", "upwind", convectionSchemes);
     reader.finish();
   }
   deck.implicitSource = equation.coefficient("implicit_source", 0, -huge, huge);
@@ -409,7 +409,8 @@ void readCheck(TableReader& check, Deck& deck) {
 
 }  // namespace
 
-Deck readDeck(const std::string& path) {
+Deck readDeck(const std::string& path,
+              const std::vector<std::string>& convectionSchemes) {
   toml::table root;
   try {
     root = toml::parse_file(path);
@@ -436,7 +437,7 @@ Deck readDeck(const std::string& path) {
   if (!equation)
     top.error(nullptr, "equation", "missing: every deck needs an [equation]");
   TableReader equationReader(deck.path, *equation, "equation");
-  readEquation(equationReader, deck);
+  readEquation(equationReader, deck, convectionSchemes);
   if (const toml::node* boundaries = top.find("boundary")) {
     const toml::array* array = boundaries->as_array();
     if (!array || !array->is_array_of_tables())

@@ -86,8 +86,10 @@ struct Deck {
   int numCells() const { return cells[0] * cells[1] * cells[2]; }
 };
 
-/// Reads and checks a deck file.
-Deck readDeck(const std::string& path);
+/// Reads and checks a deck file; convectionSchemes are the scheme names a convection
+/// term may take (convectionSchemeNames(): passed in, so that this file and the TOML
+/// parser stay free of Kokkos and compile for the host alone).
+Deck readDeck(const std::string& path, const std::vector<std::string>& convectionSchemes);
 
 }  // namespace kfvm::app
 

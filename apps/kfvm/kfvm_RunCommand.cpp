@@ -510,7 +510,8 @@ void addDeckCommands(CLI::App& app, CommandContext& context) {
   run->add_flag("-v,--verbose", options->verbose, "A progress line every step")
       ->excludes(quiet);
   run->callback([deckPath, options, &context] {
-    Deck deck = readDeck(*deckPath);  // a bad deck fails before Kokkos starts
+    Deck deck = readDeck(
+        *deckPath, convectionSchemeNames());  // a bad deck fails before Kokkos starts
     for (int a = 0; a < deck.dimension && options->cells > 0; ++a)
       deck.cells[a] = options->cells;
     context.runWithKokkos([&] { return runDeck(deck, *options); });
@@ -519,7 +520,7 @@ void addDeckCommands(CLI::App& app, CommandContext& context) {
   auto* check = app.add_subcommand("check", "Validate a deck without running it");
   check->add_option("deck", *checkPath, "Deck file")->required();
   check->callback([checkPath, &context] {
-    const Deck deck = readDeck(*checkPath);
+    const Deck deck = readDeck(*checkPath, convectionSchemeNames());
     context.runWithKokkos([&] { return checkDeck(deck); });
   });
 }

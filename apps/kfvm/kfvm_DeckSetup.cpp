@@ -1,0 +1,175 @@
+#include "kfvm_DeckSetup.hpp"
+
+#include "kfvm_Expression.hpp"
+
+#include <kfvm_SystemInfo.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <random>
+
+namespace kfvm::app {
+
+namespace {
+
+Polynomial polynomialOf(const std::vector<double>& c) {
+  Polynomial p;
+  for (double v : c) p.coefficients[p.terms++] = Real(v);
+  return p;
+}
+
+BoundaryCondition conditionOf(const BoundarySpec& spec) {
+  if (spec.type == "dirichlet") return BoundaryCondition::dirichlet(spec.value);
+  if (spec.type == "neumann") return BoundaryCondition::neumann(spec.value);
+  return BoundaryCondition::robin(spec.a, spec.b, spec.value);
+}
+
+/// A per-cell field of expression values at the cell centres (set up once, on the host).
+CellField<DeckSpace> fieldOf(const std::string& text, const Mesh<DeckSpace>& mesh,
+                             const std::vector<std::array<double, 3>>& centres,
+                             const std::string& name) {
+  const Expression expression(text);
+  std::vector<double> values(centres.size());
+  for (std::size_t c = 0; c < centres.size(); ++c)
+    values[c] = expression(centres[c][0], centres[c][1], centres[c][2]);
+  CellField<DeckSpace> field(mesh, name);
+  field.fromHost(values);
+  return field;
+}
+
+}  // namespace
+
+CartesianGrid gridOf(const Deck& deck) {
+  const auto& n = deck.cells;
+  const auto& l = deck.length;
+  if (deck.dimension == 1) return CartesianGrid::uniform1D(n[0], l[0]);
+  if (deck.dimension == 2) return CartesianGrid::uniform2D(n[0], n[1], l[0], l[1]);
+  return CartesianGrid::uniform3D(n[0], n[1], n[2], l[0], l[1], l[2]);
+}
+
+/// Cell centres on the host, x fastest (the mesh's cell order).
+std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid) {
+  std::vector<std::array<double, 3>> centres;
+  centres.reserve(std::size_t(grid.numCells()));
+  auto middle = [&](int axis, int i) {
+    if (axis >= grid.dimension()) return 0.0;
+    return 0.5 * (grid.vertices(axis)[i] + grid.vertices(axis)[i + 1]);
+  };
+  for (int k = 0; k < grid.cells(2); ++k)
+    for (int j = 0; j < grid.cells(1); ++j)
+      for (int i = 0; i < grid.cells(0); ++i)
+        centres.push_back({middle(0, i), middle(1, j), middle(2, k)});
+  return centres;
+}
+
+std::vector<double> initialValues(const Deck& deck,
+                                  const std::vector<std::array<double, 3>>& centres) {
+  const InitialCondition& ic = deck.initial;
+  std::vector<double> values(centres.size(), ic.value);
+  std::mt19937 random(ic.seed);
+  std::uniform_real_distribution<double> noise(-ic.amplitude, ic.amplitude);
+  std::unique_ptr<Expression> expression;
+  if (ic.type == "expression") expression = std::make_unique<Expression>(ic.expression);
+  for (std::size_t c = 0; c < centres.size(); ++c) {
+    const auto& p = centres[c];
+    if (ic.type == "box") {
+      bool inside = true;
+      for (int a = 0; a < deck.dimension; ++a)
+        inside = inside && p[a] >= ic.lower[a] && p[a] <= ic.upper[a];
+      values[c] = inside ? ic.inside : ic.outside;
+    } else if (ic.type == "sphere") {
+      double r2 = 0;
+      for (int a = 0; a < deck.dimension; ++a)
+        r2 += (p[a] - ic.centre[a]) * (p[a] - ic.centre[a]);
+      values[c] = r2 <= ic.radius * ic.radius ? ic.inside : ic.outside;
+    } else if (ic.type == "random") {
+      values[c] = ic.mean + noise(random);
+    } else if (expression) {
+      values[c] = (*expression)(p[0], p[1], p[2], 0);
+    }
+  }
+  return values;
+}
+
+void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
+                   const std::vector<std::array<double, 3>>& centres,
+                   Equation<DeckSpace>& equation) {
+  auto field = [&](const DeckCoefficient& c, const char* name) {
+    return fieldOf(c.expression, mesh, centres, name);
+  };
+  if (deck.transient) {
+    if (deck.rho.isExpression())
+      equation.transient(field(deck.rho, "kfvm::deck::rho"));
+    else
+      equation.transient(Real(deck.rho.value));
+  }
+  if (deck.hasDiffusion) {
+    if (deck.diffusion.isExpression())
+      equation.diffusion(field(deck.diffusion, "kfvm::deck::diffusion"));
+    else
+      equation.diffusion(Real(deck.diffusion.value));
+  }
+  if (!deck.diffusionPolynomial.empty())
+    equation.diffusion(polynomialOf(deck.diffusionPolynomial));
+  if (deck.hasConvection)
+    equation.convection(Real(deck.velocity[0]), Real(deck.velocity[1]),
+                        Real(deck.velocity[2]), convectionSchemeFromName(deck.scheme));
+  if (deck.implicitSource.isExpression())
+    equation.implicitSource(field(deck.implicitSource, "kfvm::deck::implicitSource"));
+  else if (deck.implicitSource.value != 0)
+    equation.implicitSource(Real(deck.implicitSource.value));
+  if (deck.source.isExpression())
+    equation.source(field(deck.source, "kfvm::deck::source"));
+  else if (deck.source.value != 0)
+    equation.source(Real(deck.source.value));
+  if (!deck.sourcePolynomial.empty())
+    equation.source(polynomialOf(deck.sourcePolynomial));
+  if (deck.hasHigherOrder)
+    equation.higherOrderDiffusion(Real(deck.mobility), Real(deck.kappa),
+                                  polynomialOf(deck.potential));
+  for (const auto& spec : deck.boundaries) {
+    if (spec.onPotential)
+      equation.higherOrderBoundary(spec.patch, conditionOf(spec));
+    else
+      equation.boundary(spec.patch, conditionOf(spec));
+  }
+}
+
+/// Bytes the run will hold on the device, from what kfvm allocates per cell: the mesh
+/// (cell and face geometry and connectivity), the matrix (one row per cell, 1 + 2d
+/// entries, 1 + 2d + 2d^2 with the fourth-order term; twice for ILU(0) factors), the
+/// fields and the solver's vectors.
+std::size_t estimateBytes(const Deck& deck) {
+  const double cells = deck.numCells(), d = deck.dimension, real = sizeof(Real);
+  const double faces = d * cells + cells;  // close enough: (n + 1) per axis line
+  const double mesh = cells * (real * 4 + 8 + 4 * 2 * d) + faces * (4 * 2 + real * 8);
+  const double row = deck.hasHigherOrder ? 1 + 2 * d + 2 * d * d : 1 + 2 * d;
+  const bool ilu = deck.solverParameters.getString("preconditioner", "jacobi") == "ilu0";
+  const double matrix = cells * row * (real + 4) * (ilu ? 1.6 : 1) + cells * 8 * 2;
+  int vectors = 8;  // phi, previous, rhs, diagonal, sweep work, nonlinear coefficients
+  if (deck.solver == "gmres")
+    vectors += deck.solverParameters.getInt("restart", 30) + 3;
+  else
+    vectors += 8;
+  return std::size_t(mesh + matrix + cells * real * vectors);
+}
+
+void reportMemory(const Deck& deck, bool refuse) {
+  const double needed = double(estimateBytes(deck));
+  const auto info = systemInfo();
+  const MemoryInfo* memory = nullptr;
+  for (const auto& m : info.memories)
+    if (m.backend == DeckSpace::name() || (!memory && m.where == "host")) memory = &m;
+  std::printf("memory estimate   %.3f GiB on %s", needed / (1 << 30),
+              memory ? memory->where.c_str() : "host");
+  if (memory && memory->freeBytes > 0) {
+    std::printf(" (%.3f GiB free)\n", double(memory->freeBytes) / (1 << 30));
+    require(!refuse || needed < 0.9 * double(memory->freeBytes), deck.path,
+            ": the run needs about ", needed / (1 << 30), " GiB, more than 90% of the ",
+            double(memory->freeBytes) / (1 << 30), " GiB free on ", memory->where);
+  } else {
+    std::printf("\n");
+  }
+}
+
+}  // namespace kfvm::app

@@ -1,0 +1,43 @@
+#ifndef KFVM_APPS_DECK_SETUP_HPP
+#define KFVM_APPS_DECK_SETUP_HPP
+
+// From a Deck to kfvm objects: the grid, the initial values, the equation, and the
+// memory the run will need.
+
+#include "kfvm_Deck.hpp"
+#include "kfvm_RunOutput.hpp"
+
+#include <kfvm_CartesianGrid.hpp>
+#include <kfvm_Equation.hpp>
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace kfvm::app {
+
+CartesianGrid gridOf(const Deck& deck);
+
+/// Cell centres on the host, x fastest (the mesh's cell order).
+std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid);
+
+/// The [variable] initial condition at the cell centres.
+std::vector<double> initialValues(const Deck& deck,
+                                  const std::vector<std::array<double, 3>>& centres);
+
+/// The [equation] terms and [[boundary]] conditions; expression coefficients become
+/// per-cell fields.
+void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
+                   const std::vector<std::array<double, 3>>& centres,
+                   Equation<DeckSpace>& equation);
+
+/// Bytes the run will hold on the device (see the definition for what is counted).
+std::size_t estimateBytes(const Deck& deck);
+
+/// Prints the estimate and the free memory of the device the run uses; with refuse, a
+/// kfvm::Error when the estimate exceeds 90% of it.
+void reportMemory(const Deck& deck, bool refuse);
+
+}  // namespace kfvm::app
+
+#endif

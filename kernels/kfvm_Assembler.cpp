@@ -1,5 +1,6 @@
 #include <detail/kfvm_AssemblyKernels.hpp>
 #include <detail/kfvm_HigherOrderKernels.hpp>
+#include <detail/kfvm_StencilStructure.hpp>
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
@@ -7,79 +8,6 @@
 #include <kfvm_KokkosCompat.hpp>
 
 namespace kfvm {
-
-namespace Details {
-
-constexpr int maxFacesPerCell = 12;
-
-/// Row offsets of the CRS structure: one entry per cell plus one per interior face.
-template <class ExecSpace>
-DeviceView<Offset*, ExecSpace> rowOffsetsOf(const Mesh<ExecSpace>& mesh) {
-  DeviceView<Offset*, ExecSpace> offsets("kfvm::Assembler::rowOffsets",
-                                         mesh.numCells() + 1);
-  auto cellFaceOffsets = mesh.cellFaceOffsets();
-  auto cellFaces = mesh.cellFaces();
-  auto faceCells = mesh.faceCells();
-  Kokkos::parallel_scan(
-      "kfvm::Assembler::countEntries", indexRange(mesh.space(), mesh.numCells() + 1),
-      KOKKOS_LAMBDA(Ordinal cell, Offset & partial, bool final) {
-        if (final) offsets(cell) = partial;
-        if (cell < Ordinal(cellFaceOffsets.extent(0)) - 1) {
-          Offset count = 1;
-          for (Offset s = cellFaceOffsets(cell); s < cellFaceOffsets(cell + 1); ++s) {
-            if (faceCells(cellFaces(s), 1) >= 0) ++count;
-          }
-          partial += count;
-        }
-      });
-  return offsets;
-}
-
-/// Columns in increasing order per row, and where each cell's own entry and each
-/// cell-face slot's neighbour entry sit.
-template <class ExecSpace>
-struct StructureBuilder {
-  DeviceView<const Offset*, ExecSpace> cellFaceOffsets;
-  DeviceView<const Ordinal*, ExecSpace> cellFaces;
-  DeviceView<const Ordinal* [2], ExecSpace> faceCells;
-  DeviceView<Offset*, ExecSpace> rowOffsets;
-  DeviceView<Ordinal*, ExecSpace> columns;
-  DeviceView<Offset*, ExecSpace> diagonalEntries, faceEntries;
-
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    Ordinal cols[maxFacesPerCell + 1];
-    int n = 0;
-    cols[n++] = cell;
-    for (Offset s = cellFaceOffsets(cell); s < cellFaceOffsets(cell + 1); ++s) {
-      const Ordinal face = cellFaces(s);
-      const Ordinal owner = faceCells(face, 0), neighbour = faceCells(face, 1);
-      if (neighbour >= 0) cols[n++] = owner == cell ? neighbour : owner;
-    }
-    for (int i = 1; i < n; ++i) {  // insertion sort: at most 13 entries
-      const Ordinal key = cols[i];
-      int j = i - 1;
-      for (; j >= 0 && cols[j] > key; --j) cols[j + 1] = cols[j];
-      cols[j + 1] = key;
-    }
-    const Offset first = rowOffsets(cell);
-    for (int i = 0; i < n; ++i) {
-      columns(first + i) = cols[i];
-      if (cols[i] == cell) diagonalEntries(cell) = first + i;
-    }
-    for (Offset s = cellFaceOffsets(cell); s < cellFaceOffsets(cell + 1); ++s) {
-      const Ordinal face = cellFaces(s);
-      const Ordinal owner = faceCells(face, 0), neighbour = faceCells(face, 1);
-      faceEntries(s) = 0;
-      if (neighbour < 0) continue;
-      const Ordinal other = owner == cell ? neighbour : owner;
-      for (int i = 0; i < n; ++i) {
-        if (cols[i] == other) faceEntries(s) = first + i;
-      }
-    }
-  }
-};
-
-}  // namespace Details
 
 template <class ExecSpace>
 Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
@@ -112,30 +40,18 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
   }
   // The higher-order term couples each cell to its neighbours' neighbours.
   const bool higherOrder = equation_.hasHigherOrder();
-  auto rowOffsets =
-      higherOrder ? Details::twoHopRowOffsets(mesh) : Details::rowOffsetsOf(mesh);
-  Offset numEntries = 0;
-  Kokkos::deep_copy(numEntries, Kokkos::subview(rowOffsets, mesh.numCells()));
-  DeviceView<Ordinal*, ExecSpace> columns("kfvm::Assembler::columns", numEntries);
-  diagonalEntries_ =
-      DeviceView<Offset*, ExecSpace>("kfvm::Assembler::diagonalEntries", mesh.numCells());
-  faceEntries_ = DeviceView<Offset*, ExecSpace>("kfvm::Assembler::faceEntries",
-                                                mesh.cellFaces().extent(0));
+  const auto structure = Details::buildStencilStructure(mesh, higherOrder ? 2 : 1);
+  diagonalEntries_ = structure.diagonalEntries;
+  faceEntries_ = structure.faceEntries;
   if (higherOrder) {
-    Details::buildTwoHopStructure(mesh, rowOffsets, columns, diagonalEntries_,
-                                  faceEntries_);
     potential_ =
         Vector<ExecSpace>("kfvm::Assembler::higherOrderPotential", mesh.numCells());
     potentialSlope_ =
         Vector<ExecSpace>("kfvm::Assembler::higherOrderPotentialSlope", mesh.numCells());
-  } else {
-    Details::StructureBuilder<ExecSpace> builder{
-        mesh.cellFaceOffsets(), mesh.cellFaces(), mesh.faceCells(), rowOffsets, columns,
-        diagonalEntries_,       faceEntries_};
-    forEachCell("kfvm::Assembler::buildStructure", mesh, builder);
   }
-  matrix_ = CrsMatrix<ExecSpace>("kfvm::Assembler::matrix", mesh.numCells(),
-                                 mesh.numCells(), rowOffsets, columns);
+  matrix_ =
+      CrsMatrix<ExecSpace>("kfvm::Assembler::matrix", mesh.numCells(), mesh.numCells(),
+                           structure.rowOffsets, structure.columns);
 }
 
 template <class ExecSpace>

@@ -55,10 +55,6 @@ double freeEnergy(const Mesh<Space>& mesh, const CellField<Space>& phi, double e
   return bulk + gradient;
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 /// One backward-Euler step of whichever form; phi() is the phase field after it.
 struct CahnHilliardStepper {
   std::function<StepReport(Real)> step;

@@ -3,10 +3,16 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
 namespace kfvm::app {
+
+/// Wall seconds since start.
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 /// What every subcommand shares: the original arguments (Kokkos reads its own from them)
 /// and the exit status the subcommand leaves.

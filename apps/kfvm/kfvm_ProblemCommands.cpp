@@ -14,10 +14,6 @@ namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 CartesianGrid unitGrid(int dimension, int n, double length) {
   require(dimension >= 1 && dimension <= 3, "--dim must be 1, 2 or 3, got ", dimension);
   require(n >= 2, "--n must be at least 2, got ", n);

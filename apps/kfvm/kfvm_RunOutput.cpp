@@ -1,5 +1,7 @@
 #include "kfvm_RunOutput.hpp"
 
+#include "kfvm_CommandContext.hpp"
+
 #ifdef KFVM_HAVE_PNG
 #include "kfvm_PngWriter.hpp"
 #endif
@@ -23,10 +25,6 @@ Statistics statisticsOf(const CellField<DeckSpace>& phi, const Mesh<DeckSpace>& 
       },
       Kokkos::MinMax<Real>(range));
   return {double(range.min_val), double(range.max_val), double(integrate(phi, mesh))};
-}
-
-double RunOutput::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
 RunOutput::RunOutput(const Deck& deck, const std::string& directory,
@@ -117,7 +115,7 @@ Statistics RunOutput::record(int step, double time, double dt, const StepReport&
   const bool due = verbosity_ == Verbosity::Verbose ||
                    (verbosity_ == Verbosity::Normal && step % deck_.progressEvery == 0);
   if (!due) return s;
-  const double seconds = elapsed();
+  const double seconds = secondsSince(start_);
   const double done =
       total > 0 ? double(step) / total : (deck_.end > 0 ? time / deck_.end : 1);
   const double eta = done > 0 ? seconds * (1 - done) / done : 0;
@@ -134,7 +132,7 @@ void RunOutput::finish() {
   if (terminal_ && verbosity_ != Verbosity::Quiet) std::printf("\n");
   std::printf("output            %s (%d VTK files, %d PNG%s%s), %.3f s\n",
               directory_.c_str(), written_, pngs_, deck_.csv ? ", series.csv" : "",
-              probes_.is_open() ? ", probes.csv" : "", elapsed());
+              probes_.is_open() ? ", probes.csv" : "", secondsSince(start_));
 }
 
 }  // namespace kfvm::app

@@ -50,8 +50,6 @@ class RunOutput {
   void finish();
 
  private:
-  double elapsed() const;
-
   const Deck& deck_;
   std::string directory_;
   const Mesh<DeckSpace>& mesh_;

@@ -7,25 +7,12 @@
 // phi's and mu's boundary conditions, b_ their boundary parts. With g linearized around
 // the iterate phi*, mu = M phi + m, M = diag(g'(phi*)) + V^-1 K_kappa; the theta scheme
 // adds theta K_D M to the matrix (neighbours of neighbours) and
-// b_D - K_D (theta m + (1 - theta) mu(phiOld)) to the right-hand side.
+// b_D - K_D (theta m + (1 - theta) mu(phiOld)) to the right-hand side. Its matrix has
+// the two-hop structure of detail/kfvm_StencilStructure.hpp.
 
 #include <kfvm_Equation.hpp>
 
 namespace kfvm::Details {
-
-/// Row offsets of a structure holding, in each row, the cell, its face neighbours and
-/// theirs.
-template <class ExecSpace>
-DeviceView<Offset*, ExecSpace> twoHopRowOffsets(const Mesh<ExecSpace>& mesh);
-
-/// Fills the columns (increasing per row) of the two-hop structure, the position of each
-/// cell's own entry and of each cell-face slot's neighbour (0 on boundary slots).
-template <class ExecSpace>
-void buildTwoHopStructure(const Mesh<ExecSpace>& mesh,
-                          const DeviceView<Offset*, ExecSpace>& rowOffsets,
-                          const DeviceView<Ordinal*, ExecSpace>& columns,
-                          const DeviceView<Offset*, ExecSpace>& diagonalEntries,
-                          const DeviceView<Offset*, ExecSpace>& faceEntries);
 
 /// Adds the higher-order term to values, rhs and diagonal, which already hold the
 /// second-order terms (in the two-hop structure). potential and potentialSlope are

@@ -4,6 +4,8 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 
+#include "detail/kfvm_AssemblyKernels.hpp"
+
 #include <cmath>
 
 namespace kfvm {
@@ -33,9 +35,18 @@ struct BlockStructureKernel {
   }
 };
 
+/// Robin coefficients per boundary slot, one set per variable.
+template <class ExecSpace>
+struct CoupledBoundaryViews {
+  DeviceView<const Real*, ExecSpace> a[CoupledCoefficients::maxVariables],
+      b[CoupledCoefficients::maxVariables], g[CoupledCoefficients::maxVariables];
+};
+
 template <class ExecSpace>
 struct BlockFillKernel {
   CoupledCoefficients k;
+  CoupledBoundaryViews<ExecSpace> robin;
+  DeviceView<const Ordinal*, ExecSpace> faceSlots;
   DeviceView<Offset*, ExecSpace> scalarOffsets;
   DeviceView<Ordinal*, ExecSpace> scalarColumns;
   DeviceView<const Offset*, ExecSpace> cellFaceOffsets;
@@ -78,7 +89,15 @@ struct BlockFillKernel {
                ++slot) {
             const Ordinal f = cellFaces(slot);
             const Ordinal o = faceCells(f, 0), nb = faceCells(f, 1);
-            if (nb < 0) continue;  // zero flux
+            if (nb < 0) {  // the Robin condition of variable v: J = aB phi_P - cB
+              const Ordinal bs = faceSlots(f);
+              const BoundaryFlux flux =
+                  boundaryFlux(D * areas(f), robin.a[v](bs), robin.b[v](bs),
+                               robin.g[v](bs), distances(f), 0, ConvectionScheme::Upwind);
+              diagonal += flux.aB;
+              b += flux.cB;
+              continue;
+            }
             const Real weight = D * areas(f) / distances(f);
             diagonal += weight;
             values(row + position(cell, o == cell ? nb : o) * n + v) -= weight;
@@ -113,6 +132,7 @@ CoupledSystem<ExecSpace>::CoupledSystem(const Mesh<ExecSpace>& mesh, int numVari
           "a coupled system has 1 to ", CoupledCoefficients::maxVariables,
           " variables, got ", numVariables);
   coefficients_.numVariables = numVariables;
+  for (int v = 0; v < numVariables; ++v) boundaries_.emplace_back(mesh_);
   buildStructure();
 }
 
@@ -186,6 +206,19 @@ CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(int e, Real s) {
 }
 
 template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::boundary(
+    int variable, Patch patch, const BoundaryCondition& condition) {
+  checkIndices(0, variable);
+  try {
+    boundaries_[variable].set(patch, condition);
+  } catch (const Error& error) {
+    const std::string message = error.what();  // "kfvm: ..."
+    fail("variable ", variable, " of the coupled system: ", message.substr(6));
+  }
+  return *this;
+}
+
+template <class ExecSpace>
 bool CoupledSystem<ExecSpace>::isNonlinear() const {
   for (int e = 0; e < numVariables(); ++e)
     for (int v = 0; v < numVariables(); ++v)
@@ -223,12 +256,19 @@ void CoupledSystem<ExecSpace>::assemble(Real invDt, const Vector<ExecSpace>& pre
           "coupled assembly: block vectors must have ", size(), " entries");
   require(invDt >= 0 && std::isfinite(invDt), "1/dt must be finite and >= 0, got ",
           invDt);
-  forEachCell("kfvm::CoupledSystem::fill", mesh_,
-              Details::BlockFillKernel<ExecSpace>{
-                  coefficients_, scalarPattern_.rowOffsets(), scalarPattern_.columns(),
-                  mesh_.cellFaceOffsets(), mesh_.cellFaces(), mesh_.faceCells(),
-                  mesh_.faceAreas(), mesh_.faceDistances(), mesh_.cellVolumes(),
-                  matrix_.values(), previous, iterate, rhs, invDt});
+  Details::CoupledBoundaryViews<ExecSpace> robin;
+  for (int v = 0; v < numVariables(); ++v) {
+    robin.a[v] = boundaries_[v].robinA();
+    robin.b[v] = boundaries_[v].robinB();
+    robin.g[v] = boundaries_[v].robinG();
+  }
+  forEachCell(
+      "kfvm::CoupledSystem::fill", mesh_,
+      Details::BlockFillKernel<ExecSpace>{
+          coefficients_, robin, mesh_.faceBoundarySlots(), scalarPattern_.rowOffsets(),
+          scalarPattern_.columns(), mesh_.cellFaceOffsets(), mesh_.cellFaces(),
+          mesh_.faceCells(), mesh_.faceAreas(), mesh_.faceDistances(),
+          mesh_.cellVolumes(), matrix_.values(), previous, iterate, rhs, invDt});
 }
 
 template <class ExecSpace>

@@ -1,6 +1,7 @@
 #ifndef KFVM_COUPLED_SYSTEM_HPP
 #define KFVM_COUPLED_SYSTEM_HPP
 
+#include <kfvm_BoundaryCondition.hpp>
 #include <kfvm_CrsMatrix.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
@@ -24,13 +25,16 @@ struct CoupledCoefficients {
 };
 
 /// Several cell variables solved together as one block system (FiPy's eq1 & eq2).
-/// Equation e reads, with every boundary zero-flux (the usual phase-field setting):
+/// Equation e reads
 ///
 ///   sum_v rho_ev dphi_v/dt = sum_v [ div(D_ev grad phi_v) + c_ev phi_v + S_ev(phi_v) ] +
 ///   s_e
 ///
 /// with constant coefficients and polynomial sources S_ev, linearized by Newton around
-/// the latest iterate (so sweeps converge quadratically). The block matrix interleaves
+/// the latest iterate (so sweeps converge quadratically). Boundary conditions belong to
+/// the variables: boundary(v, patch, condition) holds for variable v on that patch, in
+/// every diffusion term D_ev acting on it (Robin form, as for Equation); patches not set
+/// are zero flux (the usual phase-field setting). The block matrix interleaves
 /// the variables per cell (unknown cell * n + v); its structure is built once, and values
 /// and right-hand side are refilled on the device by one gathering loop per block row.
 /// The off-diagonal blocks (e != v) are the coupling terms.
@@ -47,6 +51,9 @@ class CoupledSystem {
   CoupledSystem& implicitSource(int equation, int variable, Real c);
   CoupledSystem& source(int equation, int variable, const Polynomial& S);
   CoupledSystem& source(int equation, Real s);
+  /// Sets variable's condition on a patch; throws kfvm::Error naming the variable, patch
+  /// or value (see BoundaryConditions::set).
+  CoupledSystem& boundary(int variable, Patch patch, const BoundaryCondition& condition);
 
   /// Throws kfvm::Error when an equation has no term or a variable appears in none.
   void validate() const;
@@ -76,6 +83,7 @@ class CoupledSystem {
   CoupledCoefficients coefficients_;
   CrsMatrix<ExecSpace> scalarPattern_;  // the cell-to-cell stencil
   CrsMatrix<ExecSpace> matrix_;
+  std::vector<BoundaryConditions<ExecSpace>> boundaries_;  // one per variable
 };
 
 }  // namespace kfvm

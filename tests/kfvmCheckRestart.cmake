@@ -26,7 +26,7 @@ foreach(file checkpoint.h5 checkpoint.h5.tmp)
 endforeach()
 kfvm_run(1 "${KFVM_COMMAND}" run -q "${DECK}" --output "${WORK}/bad"
          --restart "${WORK}/killed/checkpoint.h5.tmp")
-kfvm_run(0 "${KFVM_COMMAND}" run -q "${DECK}" --output "${WORK}/killed"
+kfvm_run(0 "${KFVM_COMMAND}" run "${DECK}" --output "${WORK}/killed"
          --restart "${WORK}/killed/checkpoint.h5")
 if(NOT run_output MATCHES "restart +from .*checkpoint.h5: step ")
   message(FATAL_ERROR "the restart did not say where it started:\n${run_output}")

@@ -1,199 +1,16 @@
 #include "kfvm_Deck.hpp"
 
+#include "kfvm_DeckTableReader.hpp"
 #include "kfvm_Expression.hpp"
 
 #include <kfvm_Error.hpp>
 
-#include <toml++/toml.h>
-
 #include <cmath>
 #include <limits>
-#include <set>
-#include <sstream>
 
 namespace kfvm::app {
 
 namespace {
-
-/// A kfvm::Error's message without its "kfvm: " prefix, to quote inside another.
-std::string messageOf(const Error& error) {
-  const std::string text = error.what();
-  return text.rfind("kfvm: ", 0) == 0 ? text.substr(6) : text;
-}
-
-/// One table of the deck: typed reads that remember the keys read, and errors that
-/// name file, line, table, key and value.
-class TableReader {
- public:
-  TableReader(const std::string& path, const toml::table& table, std::string name)
-      : path_(path), table_(table), name_(std::move(name)) {}
-
-  const toml::node* find(const std::string& key) {
-    used_.insert(key);
-    return table_.get(key);
-  }
-
-  template <class... Args>
-  [[noreturn]] void error(const toml::node* node, const std::string& key,
-                          const Args&... args) const {
-    const auto line = node ? node->source().begin.line : table_.source().begin.line;
-    fail(path_, ":", line, ": [", name_, "] ", key, ": ", args...);
-  }
-
-  static std::string show(const toml::node& node) {
-    std::ostringstream text;
-    if (node.is_string())
-      text << '"' << *node.value<std::string>() << '"';
-    else if (node.is_table())
-      text << "a table";
-    else if (node.is_array())
-      text << "an array";
-    else
-      node.visit([&](auto&& value) { text << value; });
-    return text.str();
-  }
-
-  /// "in [low, high]", or "must be >= low" where high is unbounded.
-  static std::string range(double low, double high) {
-    std::ostringstream text;
-    text.precision(17);
-    if (high >= std::numeric_limits<double>::max())
-      text << "must be >= " << low;
-    else
-      text << "must be in [" << low << ", " << high << "]";
-    return text.str();
-  }
-
-  double number(const std::string& key, double fallback, double low, double high,
-                bool required = false) {
-    const toml::node* node = find(key);
-    if (!node) {
-      if (required) error(nullptr, key, "missing (a number that ", range(low, high), ")");
-      return fallback;
-    }
-    const auto value = node->value<double>();
-    if (!node->is_number() || !value)
-      error(node, key, "expected a number, got ", show(*node));
-    if (!(*value >= low && *value <= high))
-      error(node, key, "value ", *value, " is out of range (", range(low, high), ")");
-    return *value;
-  }
-
-  int integer(const std::string& key, int fallback, int low, int high,
-              bool required = false) {
-    const toml::node* node = find(key);
-    if (!node) {
-      if (required)
-        error(nullptr, key, "missing (an integer in [", low, ", ", high, "])");
-      return fallback;
-    }
-    if (!node->is_integer()) error(node, key, "expected an integer, got ", show(*node));
-    const auto value = *node->value<std::int64_t>();
-    if (value < low || value > high)
-      error(node, key, "value ", value, " is out of range [", low, ", ", high, "]");
-    return int(value);
-  }
-
-  bool boolean(const std::string& key, bool fallback) {
-    const toml::node* node = find(key);
-    if (!node) return fallback;
-    if (!node->is_boolean())
-      error(node, key, "expected true or false, got ", show(*node));
-    return *node->value<bool>();
-  }
-
-  std::string string(const std::string& key, const std::string& fallback,
-                     const std::vector<std::string>& allowed = {},
-                     bool required = false) {
-    const toml::node* node = find(key);
-    if (!node) {
-      if (required) error(nullptr, key, "missing");
-      return fallback;
-    }
-    if (!node->is_string()) error(node, key, "expected a string, got ", show(*node));
-    const std::string value = *node->value<std::string>();
-    if (!allowed.empty()) {
-      std::string known;
-      for (const auto& a : allowed) {
-        if (a == value) return value;
-        known += (known.empty() ? "" : ", ") + a;
-      }
-      error(node, key, "unknown value \"", value, "\" (known: ", known, ")");
-    }
-    return value;
-  }
-
-  /// An array of numbers; size 0 means any non-empty size.
-  std::vector<double> numbers(const std::string& key, std::size_t size, double low,
-                              double high, bool required = false) {
-    const toml::node* node = find(key);
-    if (!node) {
-      if (required) error(nullptr, key, "missing (an array of ", size, " numbers)");
-      return {};
-    }
-    const toml::array* array = node->as_array();
-    if (!array) error(node, key, "expected an array of numbers, got ", show(*node));
-    if ((size > 0 && array->size() != size) || array->empty())
-      error(node, key, "expected ", size > 0 ? std::to_string(size) : "some",
-            " numbers, got ", array->size());
-    std::vector<double> values;
-    for (const toml::node& element : *array) {
-      const auto value = element.value<double>();
-      if (!element.is_number() || !value)
-        error(&element, key, "expected a number, got ", show(element));
-      if (!(*value >= low && *value <= high))
-        error(&element, key, "value ", *value, " is out of range (", range(low, high),
-              ")");
-      values.push_back(*value);
-    }
-    return values;
-  }
-
-  /// A number in [low, high], or a string holding an expression in x, y, z.
-  DeckCoefficient coefficient(const std::string& key, double fallback, double low,
-                              double high) {
-    const toml::node* node = find(key);
-    DeckCoefficient result{fallback, ""};
-    if (node && node->is_string()) {
-      result.expression = *node->value<std::string>();
-      try {
-        Expression parsed(result.expression);
-        (void)parsed;
-      } catch (const Error& e) {
-        error(node, key, messageOf(e));
-      }
-      return result;
-    }
-    result.value = number(key, fallback, low, high);
-    return result;
-  }
-
-  const toml::table* subtable(const std::string& key) {
-    const toml::node* node = find(key);
-    if (node && !node->is_table())
-      error(node, key, "expected a table, got ", show(*node));
-    return node ? node->as_table() : nullptr;
-  }
-
-  /// Every key must have been read: the first that was not is an error.
-  void finish() const {
-    for (auto&& [key, node] : table_) {
-      const std::string name(key.str());
-      if (!used_.count(name)) {
-        const auto line = key.source().begin.line;
-        fail(path_, ":", line, ": [", name_, "] unknown key '", name, "'");
-      }
-    }
-  }
-
-  const std::string& path() const { return path_; }
-
- private:
-  const std::string& path_;
-  const toml::table& table_;
-  std::string name_;
-  std::set<std::string> used_;
-};
 
 constexpr double huge = std::numeric_limits<double>::max();
 
@@ -210,44 +27,6 @@ void readMesh(TableReader& mesh, Deck& deck) {
     deck.length[a] = length[a];
   }
   mesh.finish();
-}
-
-void readInitial(TableReader& initial, InitialCondition& condition, int dimension) {
-  condition.type = initial.string(
-      "type", "constant", {"constant", "box", "sphere", "random", "expression"}, true);
-  const auto dim = std::size_t(dimension);
-  if (condition.type == "constant") {
-    condition.value = initial.number("value", 0, -huge, huge, true);
-  } else if (condition.type == "box" || condition.type == "sphere") {
-    condition.inside = initial.number("inside", 1, -huge, huge);
-    condition.outside = initial.number("outside", 0, -huge, huge);
-    if (condition.type == "box") {
-      const auto lower = initial.numbers("lower", dim, -huge, huge, true);
-      const auto upper = initial.numbers("upper", dim, -huge, huge, true);
-      for (std::size_t a = 0; a < dim; ++a) {
-        condition.lower[a] = lower[a];
-        condition.upper[a] = upper[a];
-      }
-    } else {
-      const auto centre = initial.numbers("centre", dim, -huge, huge, true);
-      for (std::size_t a = 0; a < dim; ++a) condition.centre[a] = centre[a];
-      condition.radius = initial.number("radius", 0, 0, huge, true);
-    }
-  } else if (condition.type == "random") {
-    condition.mean = initial.number("mean", 0, -huge, huge);
-    condition.amplitude = initial.number("amplitude", 0, 0, huge, true);
-    condition.seed = unsigned(initial.integer("seed", 0, 0, 2147483647, true));
-  } else {
-    const toml::node* node = initial.find("value");
-    condition.expression = initial.string("value", "", {}, true);
-    try {
-      Expression check(condition.expression);
-      (void)check;
-    } catch (const Error& error) {
-      initial.error(node, "value", messageOf(error));
-    }
-  }
-  initial.finish();
 }
 
 void readEquation(TableReader& equation, Deck& deck,
@@ -307,8 +86,14 @@ void readBoundary(TableReader& boundary, Deck& deck) {
   if (int(spec.patch) / 2 >= deck.dimension)
     boundary.error(patchNode, "patch", "\"", patch, "\" is not a side of a ",
                    deck.dimension, "D mesh");
+  spec.variable = variableIndex(boundary, "variable", deck);
+  const toml::node* onNode = boundary.find("on");
   spec.onPotential =
       boundary.string("on", "variable", {"variable", "potential"}) == "potential";
+  if (spec.onPotential && !deck.hasHigherOrder)
+    boundary.error(onNode, "on",
+                   "\"potential\" sets mu of [equation] higher_order, which this deck "
+                   "does not have");
   spec.type = boundary.string("type", "", {"dirichlet", "neumann", "robin"}, true);
   if (spec.type == "robin") {
     spec.a = boundary.number("a", 0, -huge, huge, true);
@@ -331,6 +116,10 @@ void readSolver(TableReader& solver, Deck& deck) {
   deck.maxSweeps = solver.integer("sweeps", 20, 1, 100000);
   deck.sweepTolerance = solver.number("sweep_tolerance", 1e-8, 1e-300, 1);
   deck.relaxation = solver.number("relaxation", 1, 1e-3, 1);
+  if (deck.isCoupled() && deck.relaxation != 1)
+    solver.error(solver.find("relaxation"), "relaxation",
+                 "a coupled deck sweeps without relaxation (Newton), got ",
+                 deck.relaxation);
   solver.finish();
 }
 
@@ -342,6 +131,9 @@ void readTime(TableReader& time, Deck& deck) {
   }
   deck.timeScheme =
       time.string("scheme", "backward-euler", {"backward-euler", "crank-nicolson"});
+  if (deck.isCoupled() && deck.timeScheme != "backward-euler")
+    time.error(time.find("scheme"), "scheme", "a coupled deck steps with backward-euler ",
+               "only, got \"", deck.timeScheme, "\"");
   deck.dt = time.number("dt", 0, 1e-300, huge, true);
   deck.dtGrowth = time.number("dt_growth", 1, 1, 100);
   deck.dtMax = time.number("dt_max", huge, deck.dt, huge);
@@ -390,6 +182,9 @@ void readOutput(TableReader& output, Deck& deck) {
 
 void readCheck(TableReader& check, Deck& deck) {
   deck.hasCheck = true;
+  deck.checkVariable = deck.variables.size() > 1 && !check.find("variable")
+                           ? 0  // the first, as documented
+                           : variableIndex(check, "variable", deck);
   const toml::node* node = check.find("exact");
   deck.exact = check.string("exact", "");
   if (node) {
@@ -409,6 +204,44 @@ void readCheck(TableReader& check, Deck& deck) {
 
 }  // namespace
 
+void readInitial(TableReader& initial, InitialCondition& condition, int dimension) {
+  condition.type = initial.string(
+      "type", "constant", {"constant", "box", "sphere", "random", "expression"}, true);
+  const auto dim = std::size_t(dimension);
+  if (condition.type == "constant") {
+    condition.value = initial.number("value", 0, -huge, huge, true);
+  } else if (condition.type == "box" || condition.type == "sphere") {
+    condition.inside = initial.number("inside", 1, -huge, huge);
+    condition.outside = initial.number("outside", 0, -huge, huge);
+    if (condition.type == "box") {
+      const auto lower = initial.numbers("lower", dim, -huge, huge, true);
+      const auto upper = initial.numbers("upper", dim, -huge, huge, true);
+      for (std::size_t a = 0; a < dim; ++a) {
+        condition.lower[a] = lower[a];
+        condition.upper[a] = upper[a];
+      }
+    } else {
+      const auto centre = initial.numbers("centre", dim, -huge, huge, true);
+      for (std::size_t a = 0; a < dim; ++a) condition.centre[a] = centre[a];
+      condition.radius = initial.number("radius", 0, 0, huge, true);
+    }
+  } else if (condition.type == "random") {
+    condition.mean = initial.number("mean", 0, -huge, huge);
+    condition.amplitude = initial.number("amplitude", 0, 0, huge, true);
+    condition.seed = unsigned(initial.integer("seed", 0, 0, 2147483647, true));
+  } else {
+    const toml::node* node = initial.find("value");
+    condition.expression = initial.string("value", "", {}, true);
+    try {
+      Expression check(condition.expression);
+      (void)check;
+    } catch (const Error& error) {
+      initial.error(node, "value", messageOf(error));
+    }
+  }
+  initial.finish();
+}
+
 Deck readDeck(const std::string& path,
               const std::vector<std::string>& convectionSchemes) {
   toml::table root;
@@ -424,20 +257,25 @@ Deck readDeck(const std::string& path,
   if (!mesh) top.error(nullptr, "mesh", "missing: every deck needs a [mesh] table");
   TableReader meshReader(deck.path, *mesh, "mesh");
   readMesh(meshReader, deck);
-  if (const auto* variable = top.subtable("variable")) {
-    TableReader reader(deck.path, *variable, "variable");
-    deck.variable = reader.string("name", "phi");
-    if (const auto* initial = reader.subtable("initial")) {
-      TableReader initialReader(deck.path, *initial, "variable.initial");
-      readInitial(initialReader, deck.initial, deck.dimension);
-    }
-    reader.finish();
-  }
-  const auto* equation = top.subtable("equation");
+  readVariables(top, deck);
+  const toml::node* equation = top.find("equation");
   if (!equation)
     top.error(nullptr, "equation", "missing: every deck needs an [equation]");
-  TableReader equationReader(deck.path, *equation, "equation");
-  readEquation(equationReader, deck, convectionSchemes);
+  if (const toml::array* equations = equation->as_array()) {
+    if (!equations->is_array_of_tables())
+      top.error(equation, "equation",
+                "expected an [equation] table or [[equation]] tables");
+    readCoupledEquations(top, *equations, deck);
+  } else {
+    if (!equation->is_table())
+      top.error(equation, "equation", "expected an [equation] table, got ",
+                TableReader::show(*equation));
+    if (deck.variables.size() > 1)
+      top.error(equation, "equation", "a deck of ", deck.variables.size(),
+                " variables needs one [[equation]] per variable");
+    TableReader equationReader(deck.path, *equation->as_table(), "equation");
+    readEquation(equationReader, deck, convectionSchemes);
+  }
   if (const toml::node* boundaries = top.find("boundary")) {
     const toml::array* array = boundaries->as_array();
     if (!array || !array->is_array_of_tables())
@@ -459,7 +297,7 @@ Deck readDeck(const std::string& path,
   if (deck.steady && deck.transient)
     timeReader.error(nullptr, "steady", "a steady run cannot have a transient term");
   if (!deck.steady && !deck.transient)
-    timeReader.error(nullptr, "dt", "time stepping needs [equation] transient");
+    timeReader.error(nullptr, "dt", "time stepping needs a transient term");
   const auto* output = top.subtable("output");
   TableReader outputReader(deck.path, output ? *output : empty, "output");
   readOutput(outputReader, deck);

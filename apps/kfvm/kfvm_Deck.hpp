@@ -31,8 +31,24 @@ struct DeckCoefficient {
   bool isExpression() const { return !expression.empty(); }
 };
 
+/// A variable and its initial condition ([variable], or one of several [[variable]]).
+struct DeckVariable {
+  std::string name = "phi";
+  InitialCondition initial;
+};
+
+/// One equation of a coupled deck ([[equation]], one per variable): every coefficient
+/// per variable, in [[variable]] order, 0 (or no polynomial) where the term does not act
+/// on that variable (kfvm::CoupledSystem's terms, constants only).
+struct CoupledEquationSpec {
+  std::vector<double> transient, diffusion, implicitSource;
+  std::vector<std::vector<double>> sourcePolynomial;
+  double source = 0;
+};
+
 struct BoundarySpec {
   Patch patch = Patch::Left;
+  int variable = 0;          // index into Deck::variables
   bool onPotential = false;  // the higher-order term's mu rather than the variable
   std::string type;          // dirichlet, neumann, robin
   double a = 0, b = 0, value = 0;
@@ -44,10 +60,11 @@ struct Deck {
   int dimension = 1;
   std::array<int, 3> cells{1, 1, 1};
   std::array<double, 3> length{1, 1, 1};
-  // [variable]
-  std::string variable = "phi";
-  InitialCondition initial;
-  // [equation]
+  // [variable], or one [[variable]] per variable of a coupled deck
+  std::vector<DeckVariable> variables{DeckVariable{}};
+  // [[equation]]: a coupled deck (empty for a deck of one [equation])
+  std::vector<CoupledEquationSpec> coupled;
+  // [equation]; transient is also set when some [[equation]] has a transient term
   bool transient = false;
   DeckCoefficient rho{1, ""};
   bool hasDiffusion = false, hasConvection = false, hasHigherOrder = false;
@@ -79,11 +96,20 @@ struct Deck {
   std::vector<std::array<double, 3>> probes;
   // [check]
   bool hasCheck = false;
+  int checkVariable = 0;
   std::string exact;
   double checkTolerance = 0;
   double integralDrift = -1;  // < 0: not checked
 
   int numCells() const { return cells[0] * cells[1] * cells[2]; }
+  int numVariables() const { return int(variables.size()); }
+  bool isCoupled() const { return !coupled.empty(); }
+  /// The variables' names joined by '-': the stem of the VTK files and collection.
+  std::string runName() const {
+    std::string name;
+    for (const auto& v : variables) name += (name.empty() ? "" : "-") + v.name;
+    return name;
+  }
 };
 
 /// Reads and checks a deck file; convectionSchemes are the scheme names a convection

@@ -62,9 +62,8 @@ std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid) {
   return centres;
 }
 
-std::vector<double> initialValues(const Deck& deck,
+std::vector<double> initialValues(const InitialCondition& ic, int dimension,
                                   const std::vector<std::array<double, 3>>& centres) {
-  const InitialCondition& ic = deck.initial;
   std::vector<double> values(centres.size(), ic.value);
   std::mt19937 random(ic.seed);
   std::uniform_real_distribution<double> noise(-ic.amplitude, ic.amplitude);
@@ -74,12 +73,12 @@ std::vector<double> initialValues(const Deck& deck,
     const auto& p = centres[c];
     if (ic.type == "box") {
       bool inside = true;
-      for (int a = 0; a < deck.dimension; ++a)
+      for (int a = 0; a < dimension; ++a)
         inside = inside && p[a] >= ic.lower[a] && p[a] <= ic.upper[a];
       values[c] = inside ? ic.inside : ic.outside;
     } else if (ic.type == "sphere") {
       double r2 = 0;
-      for (int a = 0; a < deck.dimension; ++a)
+      for (int a = 0; a < dimension; ++a)
         r2 += (p[a] - ic.centre[a]) * (p[a] - ic.centre[a]);
       values[c] = r2 <= ic.radius * ic.radius ? ic.inside : ic.outside;
     } else if (ic.type == "random") {
@@ -135,41 +134,62 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
   }
 }
 
+void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system) {
+  for (int e = 0; e < deck.numVariables(); ++e) {
+    const CoupledEquationSpec& spec = deck.coupled.at(std::size_t(e));
+    for (int v = 0; v < deck.numVariables(); ++v) {
+      if (spec.transient[v] != 0) system.transient(e, v, Real(spec.transient[v]));
+      if (spec.diffusion[v] != 0) system.diffusion(e, v, Real(spec.diffusion[v]));
+      if (spec.implicitSource[v] != 0)
+        system.implicitSource(e, v, Real(spec.implicitSource[v]));
+      if (!spec.sourcePolynomial[v].empty())
+        system.source(e, v, polynomialOf(spec.sourcePolynomial[v]));
+    }
+    if (spec.source != 0) system.source(e, Real(spec.source));
+  }
+  for (const auto& boundary : deck.boundaries)
+    system.boundary(boundary.variable, boundary.patch, conditionOf(boundary));
+}
+
 /// Bytes the run will hold on the device, from what kfvm allocates per cell: the mesh
-/// (cell and face geometry and connectivity), the matrix (one row per cell, 1 + 2d
-/// entries, 1 + 2d + 2d^2 with the fourth-order term; twice for ILU(0) factors), the
-/// fields and the solver's vectors.
+/// (cell and face geometry and connectivity), the matrix (one row per cell and variable,
+/// (1 + 2d) n entries for n coupled variables, 1 + 2d + 2d^2 with the fourth-order term;
+/// more for ILU(0) factors), the fields and the solver's vectors (n entries per cell).
 std::size_t estimateBytes(const Deck& deck) {
+  const double n = deck.numVariables();
   const double cells = deck.numCells(), d = deck.dimension, real = sizeof(Real);
   const double faces = d * cells + cells;  // close enough: (n + 1) per axis line
   const double mesh = cells * (real * 4 + 8 + 4 * 2 * d) + faces * (4 * 2 + real * 8);
   const double row = deck.hasHigherOrder ? 1 + 2 * d + 2 * d * d : 1 + 2 * d;
   const bool ilu = deck.solverParameters.getString("preconditioner", "jacobi") == "ilu0";
-  const double matrix = cells * row * (real + 4) * (ilu ? 1.6 : 1) + cells * 8 * 2;
+  const double matrix =
+      n * n * cells * row * (real + 4) * (ilu ? 1.6 : 1) + n * cells * 8 * 2;
   int vectors = 8;  // phi, previous, rhs, diagonal, sweep work, nonlinear coefficients
   if (deck.solver == "gmres")
     vectors += deck.solverParameters.getInt("restart", 30) + 3;
   else
     vectors += 8;
-  return std::size_t(mesh + matrix + cells * real * vectors);
+  return std::size_t(mesh + matrix + n * cells * real * vectors);
 }
 
-void reportMemory(const Deck& deck, bool refuse) {
+std::string reportMemory(const Deck& deck, bool refuse) {
   const double needed = double(estimateBytes(deck));
   const auto info = systemInfo();
   const MemoryInfo* memory = nullptr;
   for (const auto& m : info.memories)
     if (m.backend == DeckSpace::name() || (!memory && m.where == "host")) memory = &m;
-  std::printf("memory estimate   %.3f GiB on %s", needed / (1 << 30),
-              memory ? memory->where.c_str() : "host");
+  char line[256];
+  const int length =
+      std::snprintf(line, sizeof(line), "memory estimate   %.3f GiB on %s",
+                    needed / (1 << 30), memory ? memory->where.c_str() : "host");
   if (memory && memory->freeBytes > 0) {
-    std::printf(" (%.3f GiB free)\n", double(memory->freeBytes) / (1 << 30));
+    std::snprintf(line + length, sizeof(line) - std::size_t(length), " (%.3f GiB free)",
+                  double(memory->freeBytes) / (1 << 30));
     require(!refuse || needed < 0.9 * double(memory->freeBytes), deck.path,
             ": the run needs about ", needed / (1 << 30), " GiB, more than 90% of the ",
             double(memory->freeBytes) / (1 << 30), " GiB free on ", memory->where);
-  } else {
-    std::printf("\n");
   }
+  return line;
 }
 
 }  // namespace kfvm::app

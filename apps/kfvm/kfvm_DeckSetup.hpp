@@ -8,10 +8,12 @@
 #include "kfvm_RunOutput.hpp"
 
 #include <kfvm_CartesianGrid.hpp>
+#include <kfvm_CoupledSystem.hpp>
 #include <kfvm_Equation.hpp>
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace kfvm::app {
@@ -21,8 +23,8 @@ CartesianGrid gridOf(const Deck& deck);
 /// Cell centres on the host, x fastest (the mesh's cell order).
 std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid);
 
-/// The [variable] initial condition at the cell centres.
-std::vector<double> initialValues(const Deck& deck,
+/// A variable's initial condition at the cell centres.
+std::vector<double> initialValues(const InitialCondition& condition, int dimension,
                                   const std::vector<std::array<double, 3>>& centres);
 
 /// The [equation] terms and [[boundary]] conditions; expression coefficients become
@@ -31,12 +33,16 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
                    const std::vector<std::array<double, 3>>& centres,
                    Equation<DeckSpace>& equation);
 
+/// The [[equation]] terms of a coupled deck and the [[boundary]] conditions of its
+/// variables.
+void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system);
+
 /// Bytes the run will hold on the device (see the definition for what is counted).
 std::size_t estimateBytes(const Deck& deck);
 
-/// Prints the estimate and the free memory of the device the run uses; with refuse, a
-/// kfvm::Error when the estimate exceeds 90% of it.
-void reportMemory(const Deck& deck, bool refuse);
+/// The estimate and the free memory of the device the run uses, as one line; with
+/// refuse, a kfvm::Error when the estimate exceeds 90% of it.
+std::string reportMemory(const Deck& deck, bool refuse);
 
 }  // namespace kfvm::app
 

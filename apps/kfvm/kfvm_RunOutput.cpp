@@ -28,15 +28,14 @@ Statistics statisticsOf(const CellField<DeckSpace>& phi, const Mesh<DeckSpace>& 
 }
 
 RunOutput::RunOutput(const Deck& deck, const std::string& directory,
-                     const Mesh<DeckSpace>& mesh, const CellField<DeckSpace>& phi,
-                     Verbosity verbosity, double restartTime)
+                     const Mesh<DeckSpace>& mesh,
+                     const std::vector<CellField<DeckSpace>>& fields, double restartTime)
     : deck_(deck),
       directory_(directory),
       mesh_(mesh),
-      phi_(phi),
-      verbosity_(verbosity),
-      terminal_(isatty(fileno(stdout)) != 0),
-      series_(directory + "/" + deck.variable + ".pvd"),
+      fields_(fields),
+      terminal_(isatty(fileno(stdout)) != 0 && log::level() == log::Level::Normal),
+      series_(directory + "/" + deck.runName() + ".pvd"),
       start_(std::chrono::steady_clock::now()) {
   std::filesystem::create_directories(directory);
   const bool resumed = restartTime >= 0;
@@ -45,7 +44,14 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
   if (deck.csv) {
     csv_.open(directory + "/series.csv", std::ios::out | mode);
     require(bool(csv_), "cannot write ", directory, "/series.csv");
-    if (!resumed) csv_ << "step,time,dt,sweeps,iterations,residual,min,max,integral\n";
+    if (!resumed) {
+      csv_ << "step,time,dt,sweeps,iterations,residual";
+      for (const auto& v : deck.variables) {  // one variable: min,max,integral
+        const std::string prefix = deck.variables.size() > 1 ? v.name + "_" : "";
+        csv_ << ',' << prefix << "min," << prefix << "max," << prefix << "integral";
+      }
+      csv_ << '\n';
+    }
     csv_.precision(12);
   }
   const auto& grid = mesh.grid();
@@ -65,7 +71,9 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
     if (!resumed) {
       probes_ << "step,time";
       for (const auto& p : deck.probes)
-        probes_ << ",\"(" << p[0] << " " << p[1] << " " << p[2] << ")\"";
+        for (const auto& v : deck.variables)
+          probes_ << ",\"" << (deck.variables.size() > 1 ? v.name + " " : "") << "("
+                  << p[0] << " " << p[1] << " " << p[2] << ")\"";
       probes_ << '\n';
     }
     probes_.precision(12);
@@ -75,61 +83,102 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
 void RunOutput::writeVtk(int step, double time) {
   if (!deck_.vtk) return;
   char name[80];
-  std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck_.variable.c_str(), step);
+  std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck_.runName().c_str(), step);
   ++written_;
-  writeVtkRectilinear<DeckSpace>(directory_ + "/" + name, mesh_, {&phi_}, time);
+  std::vector<const CellField<DeckSpace>*> fields;
+  for (const auto& field : fields_) fields.push_back(&field);
+  writeVtkRectilinear<DeckSpace>(directory_ + "/" + name, mesh_, fields, time);
   series_.add(time, name);
+  log::debug("wrote %s/%s (t = %.10g)", directory_.c_str(), name, time);
 }
 
 void RunOutput::writePng(int step) {
   if (!deck_.png) return;
 #ifdef KFVM_HAVE_PNG
-  char name[80];
-  std::snprintf(name, sizeof(name), "%s_%06d.png", deck_.variable.c_str(), step);
-  ++pngs_;
-  const auto values =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi_.values());
-  writeFieldPng(directory_ + "/" + name, mesh_.grid(),
-                std::vector<double>(values.data(), values.data() + values.extent(0)));
+  for (std::size_t v = 0; v < fields_.size(); ++v) {
+    char name[80];
+    std::snprintf(name, sizeof(name), "%s_%06d.png", deck_.variables[v].name.c_str(),
+                  step);
+    ++pngs_;
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_[v].values());
+    writeFieldPng(directory_ + "/" + name, mesh_.grid(),
+                  std::vector<double>(values.data(), values.data() + values.extent(0)));
+    log::debug("wrote %s/%s", directory_.c_str(), name);
+  }
 #else
   fail(deck_.path, ": [output] png = true, but this kfvm was built without stb");
 #endif
 }
 
-Statistics RunOutput::record(int step, double time, double dt, const StepReport& report,
-                             int total) {
-  const auto s = statisticsOf(phi_, mesh_);
-  if (csv_.is_open())
+std::vector<Statistics> RunOutput::record(int step, double time, double dt,
+                                          const StepReport& report, int total) {
+  std::vector<Statistics> statistics;
+  for (const auto& field : fields_) statistics.push_back(statisticsOf(field, mesh_));
+  if (csv_.is_open()) {
     csv_ << step << ',' << time << ',' << dt << ',' << report.sweeps << ','
-         << report.totalIterations << ',' << report.finalResidual << ',' << s.minimum
-         << ',' << s.maximum << ',' << s.integral << '\n';
+         << report.totalIterations << ',' << report.finalResidual;
+    for (const auto& s : statistics)
+      csv_ << ',' << s.minimum << ',' << s.maximum << ',' << s.integral;
+    csv_ << '\n';
+  }
   if (probes_.is_open()) {
     probes_ << step << ',' << time;
-    for (Ordinal cell : probeCells_) {
-      Real value = 0;
-      Kokkos::deep_copy(value, Kokkos::subview(phi_.values(), cell));
-      probes_ << ',' << double(value);
-    }
+    for (Ordinal cell : probeCells_)
+      for (const auto& field : fields_) {
+        Real value = 0;
+        Kokkos::deep_copy(value, Kokkos::subview(field.values(), cell));
+        probes_ << ',' << double(value);
+      }
     probes_ << '\n';
   }
-  const bool due = verbosity_ == Verbosity::Verbose ||
-                   (verbosity_ == Verbosity::Normal && step % deck_.progressEvery == 0);
-  if (!due) return s;
+  const bool periodic = step % deck_.progressEvery == 0;
+  const bool verbose = log::level() == log::Level::Verbose;
+  if (log::level() == log::Level::Quiet || !(periodic || verbose)) return statistics;
   const double seconds = secondsSince(start_);
   const double done =
       total > 0 ? double(step) / total : (deck_.end > 0 ? time / deck_.end : 1);
   const double eta = done > 0 ? seconds * (1 - done) / done : 0;
-  std::printf(
-      "%sstep %6d  t = %-10.4g dt = %-9.3g sweeps %2d  iterations %5d  residual "
-      "%.2e  min %.4g max %.4g  elapsed %.1f s  ETA %.1f s%s",
-      terminal_ ? "\r" : "", step, time, dt, report.sweeps, report.totalIterations,
-      report.finalResidual, s.minimum, s.maximum, seconds, eta, terminal_ ? "   " : "\n");
-  std::fflush(stdout);
-  return s;
+  std::string ranges;
+  for (std::size_t v = 0; v < statistics.size(); ++v) {
+    char range[96];
+    if (statistics.size() == 1)
+      std::snprintf(range, sizeof(range), "min %.4g max %.4g", statistics[v].minimum,
+                    statistics[v].maximum);
+    else
+      std::snprintf(range, sizeof(range), "%s%s [%.4g, %.4g]", v > 0 ? " " : "",
+                    deck_.variables[v].name.c_str(), statistics[v].minimum,
+                    statistics[v].maximum);
+    ranges += range;
+  }
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "step %6d  t = %-10.4g dt = %-9.3g sweeps %2d  iterations %5d  residual "
+                "%.2e  %s  elapsed %.1f s  ETA %.1f s",
+                step, time, dt, report.sweeps, report.totalIterations,
+                report.finalResidual, ranges.c_str(), seconds, eta);
+  if (terminal_) {  // one line, rewritten in place
+    std::printf("\r%s   ", line);
+    std::fflush(stdout);
+  } else if (periodic) {
+    log::info("%s", line);
+  } else {
+    log::debug("%s", line);
+  }
+  if (verbose && report.sweepResiduals.size() > 1) {
+    std::string residuals;
+    for (double r : report.sweepResiduals) {
+      char text[32];
+      std::snprintf(text, sizeof(text), " %.2e", r);
+      residuals += text;
+    }
+    log::debug("step %6d  sweep residuals%s", step, residuals.c_str());
+  }
+  return statistics;
 }
 
 void RunOutput::finish() {
-  if (terminal_ && verbosity_ != Verbosity::Quiet) std::printf("\n");
+  if (terminal_) std::printf("\n");
   std::printf("output            %s (%d VTK files, %d PNG%s%s), %.3f s\n",
               directory_.c_str(), written_, pngs_, deck_.csv ? ", series.csv" : "",
               probes_.is_open() ? ", probes.csv" : "", secondsSince(start_));

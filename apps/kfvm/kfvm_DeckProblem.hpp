@@ -1,0 +1,38 @@
+#ifndef KFVM_APPS_DECK_PROBLEM_HPP
+#define KFVM_APPS_DECK_PROBLEM_HPP
+
+// What a deck solves, behind one stepping interface: one Equation with its
+// ImplicitStepper, or a CoupledSystem of several variables with its CoupledStepper.
+
+#include "kfvm_Deck.hpp"
+#include "kfvm_RunOutput.hpp"
+
+#include <kfvm_ImplicitStepper.hpp>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace kfvm::app {
+
+class DeckProblem {
+ public:
+  /// The fields start at the variables' initial conditions.
+  static std::unique_ptr<DeckProblem> create(
+      const Deck& deck, const Mesh<DeckSpace>& mesh,
+      const std::vector<std::array<double, 3>>& centres);
+  virtual ~DeckProblem() = default;
+
+  virtual StepReport step(double dt, TimeScheme scheme) = 0;
+  virtual StepReport solveSteady() = 0;
+
+  /// One field per variable, in the deck's order.
+  std::vector<CellField<DeckSpace>>& fields() { return fields_; }
+
+ protected:
+  std::vector<CellField<DeckSpace>> fields_;
+};
+
+}  // namespace kfvm::app
+
+#endif

@@ -3,32 +3,45 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_StencilOperator.hpp>
 
+#include <cmath>
+
 namespace kfvm {
 
 namespace Details {
 
-/// Data and per-cell arithmetic shared by the three loops.
+/// Data and per-cell arithmetic shared by the loops.
 template <class ExecSpace>
 struct StencilData {
   // Lower faces (this cell is their neighbour) weigh the other cell with the owner
   // weight, upper faces (this cell owns them) with the neighbour weight; without
-  // convection both are the same View.
+  // convection both are the same View. With uniform weights (constant D on a uniform
+  // grid, no convection) the interior weights are one number per axis and the face
+  // Views are not read.
   DeviceView<const Real*, ExecSpace> lower, upper;
   Vector<ExecSpace> diagonal, x, y;
   Real theta;
   int nx, ny, nz;
   Ordinal firstY, firstZ;  // -1 when the grid has no such faces
+  bool uniform;
+  Real weight[3];
+
+  KOKKOS_INLINE_FUNCTION Real lowerWeight(int axis, Ordinal face) const {
+    return uniform ? weight[axis] : lower(face);
+  }
+  KOKKOS_INLINE_FUNCTION Real upperWeight(int axis, Ordinal face) const {
+    return uniform ? weight[axis] : upper(face);
+  }
 
   /// Off-diagonal sum of the x and y neighbours of cell (i, j, k).
   KOKKOS_INLINE_FUNCTION Real inPlane(int i, int j, int k, Ordinal cell) const {
     const Ordinal xFace = i + (nx + 1) * (j + ny * k);
     Real sum = 0;
-    if (i > 0) sum += lower(xFace) * x(cell - 1);
-    if (i < nx - 1) sum += upper(xFace + 1) * x(cell + 1);
+    if (i > 0) sum += lowerWeight(0, xFace) * x(cell - 1);
+    if (i < nx - 1) sum += upperWeight(0, xFace + 1) * x(cell + 1);
     if (firstY >= 0) {
       const Ordinal yFace = firstY + i + nx * (j + (ny + 1) * k);
-      if (j > 0) sum += lower(yFace) * x(cell - nx);
-      if (j < ny - 1) sum += upper(yFace + nx) * x(cell + nx);
+      if (j > 0) sum += lowerWeight(1, yFace) * x(cell - nx);
+      if (j < ny - 1) sum += upperWeight(1, yFace + nx) * x(cell + nx);
     }
     return sum;
   }
@@ -37,17 +50,54 @@ struct StencilData {
   KOKKOS_INLINE_FUNCTION Real outOfPlane(int k, Ordinal cell) const {
     if (firstZ < 0) return 0;
     const Ordinal plane = Ordinal(nx) * ny;
-    const Ordinal zFace =
-        firstZ + cell;  // z faces are numbered like cells, plus one plane
+    const Ordinal zFace = firstZ + cell;  // z faces are numbered like cells
     Real sum = 0;
-    if (k > 0) sum += lower(zFace) * x(cell - plane);
-    if (k < nz - 1) sum += upper(zFace + plane) * x(cell + plane);
+    if (k > 0) sum += lowerWeight(2, zFace) * x(cell - plane);
+    if (k < nz - 1) sum += upperWeight(2, zFace + plane) * x(cell + plane);
     return sum;
   }
 
   KOKKOS_INLINE_FUNCTION void applyCell(int i, int j, int k, Ordinal cell) const {
     y(cell) =
         diagonal(cell) * x(cell) - theta * (inPlane(i, j, k, cell) + outOfPlane(k, cell));
+  }
+
+  /// Cells 1 .. nx-2 of row (j, k), which have both x neighbours: whether the y and z
+  /// neighbours exist is decided once per row (a missing one is read at offset 0 with
+  /// weight 0), so the loop has no branch and vectorizes on CPUs.
+  KOKKOS_INLINE_FUNCTION void applyRowInterior(int j, int k) const {
+    const Ordinal plane = Ordinal(nx) * ny, first = Ordinal(nx) * (j + Ordinal(ny) * k);
+    const bool hasY = firstY >= 0, hasZ = firstZ >= 0;
+    const Real south = hasY && j > 0, north = hasY && j < ny - 1;
+    const Real bottom = hasZ && k > 0, top = hasZ && k < nz - 1;
+    const Ordinal toSouth = south != 0 ? -nx : 0, toNorth = north != 0 ? nx : 0;
+    const Ordinal toBottom = bottom != 0 ? -plane : 0, toTop = top != 0 ? plane : 0;
+    const Real* KOKKOS_RESTRICT xs = x.data() + first;
+    const Real* KOKKOS_RESTRICT ds = diagonal.data() + first;
+    Real* KOKKOS_RESTRICT ys = y.data() + first;
+    if (uniform) {
+      const Real wx = weight[0], ws = south * weight[1], wn = north * weight[1],
+                 wb = bottom * weight[2], wt = top * weight[2];
+      for (int i = 1; i < nx - 1; ++i)
+        ys[i] = ds[i] * xs[i] - theta * (wx * (xs[i - 1] + xs[i + 1]) +
+                                         ws * xs[i + toSouth] + wn * xs[i + toNorth] +
+                                         wb * xs[i + toBottom] + wt * xs[i + toTop]);
+      return;
+    }
+    // Face indices of cell (0, j, k): its lower x, y and z faces (unused axes: 0).
+    const Real* KOKKOS_RESTRICT lo = lower.data();
+    const Real* KOKKOS_RESTRICT up = upper.data();
+    const Ordinal xFace = (nx + 1) * (j + Ordinal(ny) * k);
+    const Ordinal yFace = hasY ? firstY + nx * (j + Ordinal(ny + 1) * k) : 0;
+    const Ordinal zFace = hasZ ? firstZ + first : 0;
+    const Ordinal yUp = hasY ? nx : 0, zUp = hasZ ? plane : 0;
+    for (int i = 1; i < nx - 1; ++i)
+      ys[i] = ds[i] * xs[i] -
+              theta * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
+                       south * lo[yFace + i] * xs[i + toSouth] +
+                       north * up[yFace + i + yUp] * xs[i + toNorth] +
+                       bottom * lo[zFace + i] * xs[i + toBottom] +
+                       top * up[zFace + i + zUp] * xs[i + toTop]);
   }
 };
 
@@ -65,7 +115,23 @@ struct StencilRows : StencilData<ExecSpace> {
   KOKKOS_FUNCTION void operator()(Ordinal row) const {
     const int j = row % this->ny, k = row / this->ny;
     const Ordinal first = Ordinal(this->nx) * row;
-    for (int i = 0; i < this->nx; ++i) this->applyCell(i, j, k, first + i);
+    this->applyCell(0, j, k, first);
+    if (this->nx > 1) this->applyCell(this->nx - 1, j, k, first + this->nx - 1);
+    this->applyRowInterior(j, k);
+  }
+};
+
+/// One team per (j, k) row, its threads over i: coalesced like the per-cell loop, with
+/// no integer division per cell.
+template <class ExecSpace>
+struct StencilTeams : StencilData<ExecSpace> {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const int row = team.league_rank();
+    const int j = row % this->ny, k = row / this->ny;
+    const Ordinal first = Ordinal(this->nx) * row;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, this->nx),
+                         [&](int i) { this->applyCell(i, j, k, first + i); });
   }
 };
 
@@ -77,18 +143,18 @@ struct StencilColumns : StencilData<ExecSpace> {
     const bool hasZ = this->firstZ >= 0;
     // Carried along k: x below, x here, and the coefficient of the face below.
     Real below = 0, here = this->x(column);
-    Real lowerFace = hasZ ? this->lower(this->firstZ + column) : Real(0);
+    Real lowerFace = hasZ ? this->lowerWeight(2, this->firstZ + column) : Real(0);
     for (int k = 0; k < this->nz; ++k) {
       const Ordinal cell = column + plane * k;
       Real offDiagonal = this->inPlane(i, j, k, cell);
       Real above = 0, nextLowerFace = 0;
       if (hasZ) {
         const Ordinal upperFace = this->firstZ + cell + plane;
-        nextLowerFace = this->lower(upperFace);
+        nextLowerFace = this->lowerWeight(2, upperFace);
         if (k > 0) offDiagonal += lowerFace * below;
         if (k < this->nz - 1) {
           above = this->x(cell + plane);
-          offDiagonal += this->upper(upperFace) * above;
+          offDiagonal += this->upperWeight(2, upperFace) * above;
         }
       }
       this->y(cell) = this->diagonal(cell) * here - this->theta * offDiagonal;
@@ -114,6 +180,28 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
                 ? StencilLoop::Rows
                 : StencilLoop::Cells;
   }
+  // Uniform weights: one diffusion constant (no field, no D(phi), no face values), no
+  // convection, equal spacing along each axis. Then every interior face of an axis has
+  // the weight D A / d of its first one (read once, here).
+  const auto& equation = assembler.equation();
+  const auto& mesh = equation.mesh();
+  uniform_ = !equation.hasConvection() && !equation.diffusionPerFace() &&
+             !equation.diffusionCoefficient().isField();
+  for (int a = 0; a < mesh.dimension() && uniform_; ++a) {
+    const auto& v = mesh.grid().vertices(a);
+    const double h = v[1] - v[0];
+    for (std::size_t i = 1; i + 1 < v.size() && uniform_; ++i)
+      uniform_ = std::abs((v[i + 1] - v[i]) - h) <= 1e-12 * std::abs(h);
+  }
+  for (int a = 0; a < mesh.dimension() && uniform_; ++a) {
+    if (mesh.grid().cells(a) < 2) continue;  // no interior face along this axis
+    const auto n = mesh.cellCounts();  // the face between cells 0 and 1 of the axis:
+    const Ordinal face = mesh.firstFace(a) + (a == 0 ? 1 : a == 1 ? n[0] : n[0] * n[1]);
+    Real area = 0, distance = 0;
+    Kokkos::deep_copy(area, Kokkos::subview(mesh.faceAreas(), face));
+    Kokkos::deep_copy(distance, Kokkos::subview(mesh.faceDistances(), face));
+    weights_[a] = equation.diffusionCoefficient().constant * area / distance;
+  }
 }
 
 template <class ExecSpace>
@@ -136,11 +224,17 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
       n[1],
       n[2],
       mesh.dimension() >= 2 ? mesh.firstFace(1) : -1,
-      mesh.dimension() >= 3 ? mesh.firstFace(2) : -1};
+      mesh.dimension() >= 3 ? mesh.firstFace(2) : -1,
+      uniform_,
+      {weights_[0], weights_[1], weights_[2]}};
   const ExecSpace& space = mesh.space();
   if (loop_ == StencilLoop::Rows) {
     forEachIndex("kfvm::StencilOperator::applyRows", space, n[1] * n[2],
                  Details::StencilRows<ExecSpace>{data});
+  } else if (loop_ == StencilLoop::Teams) {
+    Kokkos::parallel_for("kfvm::StencilOperator::applyTeams",
+                         Kokkos::TeamPolicy<ExecSpace>(space, n[1] * n[2], Kokkos::AUTO),
+                         Details::StencilTeams<ExecSpace>{data});
   } else if (loop_ == StencilLoop::Columns) {
     forEachIndex("kfvm::StencilOperator::applyColumns", space, n[0] * n[1],
                  Details::StencilColumns<ExecSpace>{data});

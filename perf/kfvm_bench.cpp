@@ -4,15 +4,24 @@
 //   kfvm-bench                              # 64^3 and 128^3, 20 repeats
 //   kfvm-bench --sizes 128,256,512 --repeat 30 --json results.json
 //
-// For each size: device copy (the ceiling), matrix-free 7-point apply, CRS SpMV, the
-// generic face-gather operator, CRS value refill (assembly), dot, axpby, and a CG solve
-// of one backward-Euler diffusion step (time per iteration and per step). Bandwidth is
+// For each size: device copy (the ceiling), matrix-free 7-point apply with constant D
+// (uniform weights: x, diagonal, y) and with variable D (face coefficient arrays too), in
+// each loop that suits the backend, CRS SpMV (kfvm's and, when built with it, Kokkos
+// Kernels' spmv on the same matrix), the generic face-gather operator, CRS value refill
+// (assembly), dot, axpby, and a CG solve of one backward-Euler diffusion step (time per
+// iteration and per step). Bandwidth is
 // bytes that must move (each array read or written once) over the median time; efficiency
 // is that over the copy bandwidth.
 #include <kfvm_Blas1.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_StencilOperator.hpp>
+#include <kfvm_SystemInfo.hpp>
+
+#ifdef KFVM_HAVE_KOKKOSKERNELS
+#include <KokkosSparse_CrsMatrix.hpp>
+#include <KokkosSparse_spmv.hpp>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -99,13 +108,46 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   };
   time("copy (deep_copy)", 2 * cells * S, [&] { Kokkos::deep_copy(Space(), y, x); });
   time("copy (RangePolicy)", 2 * cells * S, [&] { copyKernel(x, y); });
-  StencilOperator<Space> stencil(assembler);
-  // x, diagonal, y and the face coefficients (about 3 per cell) once each.
-  time("matrix-free 7-point apply", (3 * cells + faces) * S,
-       [&] { stencil.apply(x, y); });
-  time("CRS SpMV (kfvm)",
-       nnz * (S + sizeof(Ordinal)) + (cells + 1) * sizeof(Offset) + 2 * cells * S,
-       [&] { multiply(A, x, y); });
+  // Variable D = 1 + x + y z: the same operator shape with face coefficient arrays.
+  CellField<Space> D(mesh, "kfvm::bench::D");
+  setFromCellCentres(
+      D, mesh, KOKKOS_LAMBDA(Real px, Real py, Real pz) { return 1 + px + py * pz; });
+  Equation<Space> variable(mesh);
+  variable.transient().diffusion(D);
+  for (Patch patch : allPatches)
+    variable.boundary(patch, BoundaryCondition::dirichlet(0));
+  Assembler<Space> variableAssembler(variable);
+  variableAssembler.assemble(invDt, 1, phi, rhs);
+  const bool onHost =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
+  const std::vector<std::pair<StencilLoop, std::string>> loops =
+      onHost
+          ? std::vector<std::pair<StencilLoop, std::string>>{{StencilLoop::Rows, "rows"},
+                                                             {StencilLoop::Cells,
+                                                              "cells"}}
+          : std::vector<std::pair<StencilLoop, std::string>>{
+                {StencilLoop::Cells, "cells"}, {StencilLoop::Teams, "teams"}};
+  for (const auto& [loop, name] : loops) {
+    StencilOperator<Space> constant(assembler, loop), varying(variableAssembler, loop);
+    // Constant D: x, diagonal and y once each. Variable D: also the face coefficients.
+    time("matrix-free 7-point, constant D (" + name + ")", 3 * cells * S,
+         [&] { constant.apply(x, y); });
+    time("matrix-free 7-point, variable D (" + name + ")", (3 * cells + faces) * S,
+         [&] { varying.apply(x, y); });
+  }
+  const double spmvBytes =
+      nnz * (S + sizeof(Ordinal)) + (cells + 1) * sizeof(Offset) + 2 * cells * S;
+  time("CRS SpMV (kfvm)", spmvBytes, [&] { multiply(A, x, y); });
+#ifdef KFVM_HAVE_KOKKOSKERNELS
+  {  // the same arrays, viewed as a Kokkos Kernels matrix
+    using Matrix =
+        KokkosSparse::CrsMatrix<Real, Ordinal, Space::device_type, void, Offset>;
+    const typename Matrix::staticcrsgraph_type graph(A.columns(), A.rowOffsets());
+    const Matrix kk("kfvm::bench::kkMatrix", A.numColumns(), A.values(), graph);
+    time("CRS SpMV (Kokkos Kernels)", spmvBytes,
+         [&] { KokkosSparse::spmv("N", Real(1), kk, x, Real(0), y); });
+  }
+#endif
   // generic face path: x, y, coefficients, plus the connectivity it gathers through.
   const double connectivity = double(mesh.cellFaces().extent(0)) * sizeof(Ordinal) +
                               (cells + 1) * sizeof(Offset) + faces * 3 * sizeof(Ordinal);
@@ -156,15 +198,18 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   using namespace kfvm_bench;
 
+  std::string device = "host";
+  for (const auto& memory : kfvm::systemInfo().memories)
+    if (memory.backend == Space::name()) device = memory.where;
   std::ostringstream out;
-  out << "{\n  \"backend\": \"" << Space::name() << "\",\n  \"kokkos_version\": \""
-      << kfvm::Compat::kokkosVersion() << "\",\n  \"git_revision\": \""
-      << KFVM_GIT_REVISION << "\",\n  \"real\": \""
+  out << "{\n  \"device\": \"" << device << "\",\n  \"backend\": \"" << Space::name()
+      << "\",\n  \"kokkos_version\": \"" << kfvm::Compat::kokkosVersion()
+      << "\",\n  \"git_revision\": \"" << KFVM_GIT_REVISION << "\",\n  \"real\": \""
       << (sizeof(Real) == 8 ? "double" : "float")
       << "\",\n  \"concurrency\": " << Space().concurrency() << ",\n  \"results\": [";
-  std::printf("kfvm-bench: backend %s, Kokkos %s, revision %s, %s, median of %d\n",
-              Space::name(), kfvm::Compat::kokkosVersion().c_str(), KFVM_GIT_REVISION,
-              sizeof(Real) == 8 ? "double" : "float", repeat);
+  std::printf("kfvm-bench: %s, backend %s, Kokkos %s, revision %s, %s, median of %d\n",
+              device.c_str(), Space::name(), kfvm::Compat::kokkosVersion().c_str(),
+              KFVM_GIT_REVISION, sizeof(Real) == 8 ? "double" : "float", repeat);
   bool first = true;
   for (int n : sizes) {
     const auto results = benchmarkSize(n, repeat);

@@ -185,6 +185,7 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
           StencilOperator<Space>(assembler, StencilLoop::Rows),
           StencilOperator<Space>(assembler, StencilLoop::Columns),
           StencilOperator<Space>(assembler, StencilLoop::Cells),
+          StencilOperator<Space>(assembler, StencilLoop::Teams),
           StencilOperator<Space>(assembler)};
       CellField<Space> old(problem.mesh, "old");
       setWavyField(old, problem.mesh);
@@ -206,6 +207,54 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
         }
       }
     }
+}
+
+// Constant D on uniform grids: one weight per axis, the face arrays unread; the same
+// numbers as the matrix. A D field, convection or an uneven grid keeps the face arrays.
+TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
+  for (const auto& grid :
+       {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 5, 1.2, 0.5),
+        CartesianGrid::uniform3D(5, 4, 6, 1.0, 0.8, 1.5)}) {
+    Mesh<Space> mesh(grid);
+    Equation<Space> equation(mesh);
+    equation.transient(2.0).diffusion(1.7).implicitSource(-0.5).boundary(
+        Patch::Left, BoundaryCondition::dirichlet(1.0));
+    equation.boundary(Patch::Right, BoundaryCondition::robin(1.0, 2.0, 0.5));
+    if (grid.dimension() >= 2)
+      equation.boundary(Patch::Top, BoundaryCondition::neumann(0.3));
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old");
+    setWavyField(old, mesh);
+    const Ordinal n = mesh.numCells();
+    Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromStencil("stencil", n);
+    assembler.assemble(3, 0.5, old, rhs);
+    multiply(assembler.matrix(), old.values(), fromMatrix);
+    const auto a = toHost(fromMatrix);
+    double scale = 0;
+    for (double v : a) scale = std::max(scale, std::abs(v));
+    for (const StencilLoop loop :
+         {StencilLoop::Rows, StencilLoop::Columns, StencilLoop::Cells, StencilLoop::Teams,
+          StencilLoop::Auto}) {
+      const StencilOperator<Space> stencil(assembler, loop);
+      EXPECT_TRUE(stencil.uniformWeights());
+      Kokkos::deep_copy(fromStencil, Real(-12345));
+      stencil.apply(old.values(), fromStencil);
+      EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-14) * scale)
+          << "dimension " << grid.dimension() << ", loop " << int(loop);
+    }
+  }
+  Mesh<Space> uneven(CartesianGrid::fromSpacing({0.1, 0.2, 0.1}));
+  Equation<Space> onUneven(uneven);
+  onUneven.diffusion(1.0);
+  EXPECT_FALSE(StencilOperator<Space>(Assembler<Space>(onUneven)).uniformWeights());
+  Mesh<Space> even(CartesianGrid::uniform1D(4, 1.0));
+  CellField<Space> D(even, "D");
+  D.fromHost({1, 2, 3, 4});
+  Equation<Space> withField(even), withConvection(even);
+  withField.diffusion(D);
+  withConvection.diffusion(1.0).convection(1.0, 0, 0);
+  EXPECT_FALSE(StencilOperator<Space>(Assembler<Space>(withField)).uniformWeights());
+  EXPECT_FALSE(StencilOperator<Space>(Assembler<Space>(withConvection)).uniformWeights());
 }
 
 TEST(Assembly, GenericFaceOperatorMatchesMatrixWithoutMass) {

@@ -12,9 +12,9 @@ namespace kfvm {
 ///  - Cells: one work item per cell, (i, j, k) decoded by integer division; the default
 ///    on device memory spaces (0.94 of copy bandwidth on an H200 at 256^3).
 ///  - Teams: one team per (j, k) row, its threads over i: coalesced, no integer division.
-///  - Columns: one work item per (i, j), marching along k and carrying x and the z-face
-///    coefficient in registers. Measured slower on the H200 (0.44 of copy at 256^3: too
-///    few work items, each serial in k); kept for comparison.
+///  - Columns: one work item per (i, j) and chunk of 8 cells along k, marching up the
+///    chunk and carrying x and the z-face coefficient in registers (whole columns, one
+///    work item each, measured 0.44 of copy on the H200 at 256^3: too few work items).
 /// Rows treats the cells with both x neighbours in one branch-free loop per row (which
 /// vectorizes). All give the same numbers.
 enum class StencilLoop { Auto, Rows, Columns, Cells, Teams };

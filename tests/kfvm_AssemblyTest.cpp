@@ -211,38 +211,44 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
 
 // Constant D on uniform grids: one weight per axis, the face arrays unread; the same
 // numbers as the matrix. A D field, convection or an uneven grid keeps the face arrays.
+// nz = 19 spans three chunks of the column loop.
 TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
-  for (const auto& grid :
-       {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 5, 1.2, 0.5),
-        CartesianGrid::uniform3D(5, 4, 6, 1.0, 0.8, 1.5)}) {
-    Mesh<Space> mesh(grid);
-    Equation<Space> equation(mesh);
-    equation.transient(2.0).diffusion(1.7).implicitSource(-0.5).boundary(
-        Patch::Left, BoundaryCondition::dirichlet(1.0));
-    equation.boundary(Patch::Right, BoundaryCondition::robin(1.0, 2.0, 0.5));
-    if (grid.dimension() >= 2)
-      equation.boundary(Patch::Top, BoundaryCondition::neumann(0.3));
-    Assembler<Space> assembler(equation);
-    CellField<Space> old(mesh, "old");
-    setWavyField(old, mesh);
-    const Ordinal n = mesh.numCells();
-    Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromStencil("stencil", n);
-    assembler.assemble(3, 0.5, old, rhs);
-    multiply(assembler.matrix(), old.values(), fromMatrix);
-    const auto a = toHost(fromMatrix);
-    double scale = 0;
-    for (double v : a) scale = std::max(scale, std::abs(v));
-    for (const StencilLoop loop :
-         {StencilLoop::Rows, StencilLoop::Columns, StencilLoop::Cells, StencilLoop::Teams,
-          StencilLoop::Auto}) {
-      const StencilOperator<Space> stencil(assembler, loop);
-      EXPECT_TRUE(stencil.uniformWeights());
-      Kokkos::deep_copy(fromStencil, Real(-12345));
-      stencil.apply(old.values(), fromStencil);
-      EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-14) * scale)
-          << "dimension " << grid.dimension() << ", loop " << int(loop);
+  for (const bool convect : {false, true})
+    for (const auto& grid :
+         {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 5, 1.2, 0.5),
+          CartesianGrid::uniform3D(5, 4, 19, 1.0, 0.8, 1.5)}) {
+      Mesh<Space> mesh(grid);
+      Equation<Space> equation(mesh);
+      equation.transient(2.0).diffusion(1.7).implicitSource(-0.5).boundary(
+          Patch::Left, BoundaryCondition::dirichlet(1.0));
+      equation.boundary(Patch::Right, BoundaryCondition::robin(1.0, 2.0, 0.5));
+      if (grid.dimension() >= 2)
+        equation.boundary(Patch::Top, BoundaryCondition::neumann(0.3));
+      if (convect)
+        equation.convection(0.4, grid.dimension() >= 2 ? -0.3 : 0.0,
+                            grid.dimension() >= 3 ? 0.2 : 0.0, ConvectionScheme::Upwind);
+      Assembler<Space> assembler(equation);
+      CellField<Space> old(mesh, "old");
+      setWavyField(old, mesh);
+      const Ordinal n = mesh.numCells();
+      Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromStencil("stencil", n);
+      assembler.assemble(3, 0.5, old, rhs);
+      multiply(assembler.matrix(), old.values(), fromMatrix);
+      const auto a = toHost(fromMatrix);
+      double scale = 0;
+      for (double v : a) scale = std::max(scale, std::abs(v));
+      for (const StencilLoop loop :
+           {StencilLoop::Rows, StencilLoop::Columns, StencilLoop::Cells,
+            StencilLoop::Teams, StencilLoop::Auto}) {
+        const StencilOperator<Space> stencil(assembler, loop);
+        EXPECT_EQ(stencil.uniformWeights(), !convect);
+        Kokkos::deep_copy(fromStencil, Real(-12345));
+        stencil.apply(old.values(), fromStencil);
+        EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-14) * scale)
+            << "dimension " << grid.dimension() << ", loop " << int(loop)
+            << (convect ? ", with convection" : "");
+      }
     }
-  }
   Mesh<Space> uneven(CartesianGrid::fromSpacing({0.1, 0.2, 0.1}));
   Equation<Space> onUneven(uneven);
   onUneven.diffusion(1.0);

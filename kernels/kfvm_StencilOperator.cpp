@@ -110,11 +110,19 @@ struct StencilCells : StencilData<ExecSpace> {
   }
 };
 
+/// One work item per row of cells, rows taken tile by tile: `tile` consecutive j at a
+/// time, marching up k, so that the rows below and above a row were touched a few rows
+/// ago (they stay in a CPU core's cache; a whole plane of the grid may not).
 template <class ExecSpace>
 struct StencilRows : StencilData<ExecSpace> {
-  KOKKOS_FUNCTION void operator()(Ordinal row) const {
-    const int j = row % this->ny, k = row / this->ny;
-    const Ordinal first = Ordinal(this->nx) * row;
+  int tile;
+
+  KOKKOS_FUNCTION void operator()(Ordinal index) const {
+    const Ordinal perTile = Ordinal(tile) * this->nz;
+    const Ordinal rest = index % perTile;
+    const int k = int(rest / tile), j = int(index / perTile) * tile + int(rest % tile);
+    if (j >= this->ny) return;  // the last tile is partly outside the grid
+    const Ordinal first = Ordinal(this->nx) * (j + Ordinal(this->ny) * k);
     this->applyCell(0, j, k, first);
     if (this->nx > 1) this->applyCell(this->nx - 1, j, k, first + this->nx - 1);
     this->applyRowInterior(j, k);
@@ -239,8 +247,10 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
       {weights_[0], weights_[1], weights_[2]}};
   const ExecSpace& space = mesh.space();
   if (loop_ == StencilLoop::Rows) {
-    forEachIndex("kfvm::StencilOperator::applyRows", space, n[1] * n[2],
-                 Details::StencilRows<ExecSpace>{data});
+    const int tile = 8;  // rows of j per tile
+    forEachIndex("kfvm::StencilOperator::applyRows", space,
+                 Ordinal((n[1] + tile - 1) / tile) * tile * n[2],
+                 Details::StencilRows<ExecSpace>{data, tile});
   } else if (loop_ == StencilLoop::Teams) {
     Kokkos::parallel_for("kfvm::StencilOperator::applyTeams",
                          Kokkos::TeamPolicy<ExecSpace>(space, n[1] * n[2], Kokkos::AUTO),

@@ -126,7 +126,9 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
                                                              {StencilLoop::Cells,
                                                               "cells"}}
           : std::vector<std::pair<StencilLoop, std::string>>{
-                {StencilLoop::Cells, "cells"}, {StencilLoop::Teams, "teams"}};
+                {StencilLoop::Cells, "cells"},
+                {StencilLoop::Teams, "teams"},
+                {StencilLoop::Columns, "columns of 8"}};
   for (const auto& [loop, name] : loops) {
     StencilOperator<Space> constant(assembler, loop), varying(variableAssembler, loop);
     // Constant D: x, diagonal and y once each. Variable D: also the face coefficients.

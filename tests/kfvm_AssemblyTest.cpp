@@ -211,11 +211,11 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
 
 // Constant D on uniform grids: one weight per axis, the face arrays unread; the same
 // numbers as the matrix. A D field, convection or an uneven grid keeps the face arrays.
-// nz = 19 spans three chunks of the column loop.
+// ny = 11 spans two tiles of the row loop, nz = 19 three chunks of the column loop.
 TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
   for (const bool convect : {false, true})
     for (const auto& grid :
-         {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 5, 1.2, 0.5),
+         {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 11, 1.2, 0.5),
           CartesianGrid::uniform3D(5, 4, 19, 1.0, 0.8, 1.5)}) {
       Mesh<Space> mesh(grid);
       Equation<Space> equation(mesh);

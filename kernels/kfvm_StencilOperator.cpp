@@ -143,20 +143,26 @@ struct StencilTeams : StencilData<ExecSpace> {
   }
 };
 
-/// One work item per (i, j) and chunk of `depth` cells along k, i fastest: marches up
-/// the chunk carrying x below, x here and the coefficient of the face below in
-/// registers, so each x and z-face value comes from memory once per chunk instead of
-/// three or two times.
+/// One work item per (i, j) and chunk of `depth` cells along k, marching up the chunk
+/// carrying x below, x here and the coefficient of the face below in registers, so each
+/// x and z-face value comes from memory once per chunk instead of three or two times.
+/// Consecutive work items form 32 x 4 tiles in (i, j), so that a GPU block of 128 (or a
+/// multiple) reads its x neighbours in j from lines its own warps loaded.
 template <class ExecSpace>
 struct StencilColumns : StencilData<ExecSpace> {
-  int depth;
+  static constexpr int tileI = 32, tileJ = 4;
+  int depth, tilesI, tilesJ;
 
   KOKKOS_FUNCTION void operator()(Ordinal index) const {
+    const int inTile = int(index % (tileI * tileJ));
+    const Ordinal tile = index / (tileI * tileJ);
+    const int i = int(tile % tilesI) * tileI + inTile % tileI;
+    const int j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
+    const int kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
+    if (i >= this->nx || j >= this->ny) return;
     const Ordinal plane = Ordinal(this->nx) * this->ny;
-    const Ordinal column = index % plane;
-    const int kBegin = int(index / plane) * depth;
+    const Ordinal column = i + Ordinal(this->nx) * j;
     const int kEnd = kBegin + depth < this->nz ? kBegin + depth : this->nz;
-    const int i = column % this->nx, j = column / this->nx;
     const bool hasZ = this->firstZ >= 0;
     const Ordinal start = column + plane * kBegin;
     Real below = hasZ && kBegin > 0 ? this->x(start - plane) : Real(0);
@@ -256,10 +262,14 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                          Kokkos::TeamPolicy<ExecSpace>(space, n[1] * n[2], Kokkos::AUTO),
                          Details::StencilTeams<ExecSpace>{data});
   } else if (loop_ == StencilLoop::Columns) {
+    using Columns = Details::StencilColumns<ExecSpace>;
     const int depth = 8;  // cells per work item along k
+    const int tilesI = (n[0] + Columns::tileI - 1) / Columns::tileI;
+    const int tilesJ = (n[1] + Columns::tileJ - 1) / Columns::tileJ;
     forEachIndex("kfvm::StencilOperator::applyColumns", space,
-                 n[0] * n[1] * ((n[2] + depth - 1) / depth),
-                 Details::StencilColumns<ExecSpace>{data, depth});
+                 Ordinal(tilesI) * tilesJ * Columns::tileI * Columns::tileJ *
+                     ((n[2] + depth - 1) / depth),
+                 Columns{data, depth, tilesI, tilesJ});
   } else {
     forEachCell("kfvm::StencilOperator::applyCells", mesh,
                 Details::StencilCells<ExecSpace>{data});

@@ -202,7 +202,7 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
     loop_ = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                        typename ExecSpace::memory_space>::accessible
                 ? StencilLoop::Rows
-                : StencilLoop::Cells;
+                : StencilLoop::Columns;
   }
   // Uniform weights: one diffusion constant (no field, no D(phi), no face values), no
   // convection, equal spacing along each axis. Then every interior face of an axis has

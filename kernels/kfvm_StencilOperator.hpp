@@ -5,19 +5,18 @@
 
 namespace kfvm {
 
-/// How the matrix-free apply walks the grid.
+/// How the matrix-free apply walks the grid (perf/RESULTS.md has the measurements).
 ///  - Rows: one work item per (j, k) row of cells, an inner loop over i (contiguous in
-///    memory), rows taken in tiles of 8 along j marching up k; the default on host
-///    memory spaces (measured 1.8x faster than Cells with
-///    OpenMP on 16 cores at 256^3).
-///  - Cells: one work item per cell, (i, j, k) decoded by integer division; the default
-///    on device memory spaces (0.94 of copy bandwidth on an H200 at 256^3).
+///    memory) whose cells with both x neighbours run branch-free (it vectorizes); rows
+///    are taken in tiles of 8 along j, marching up k. The default on host memory spaces
+///    (OpenMP, 16 cores, 256^3: 3-4x faster than Cells).
+///  - Cells: one work item per cell, (i, j, k) decoded by integer division.
 ///  - Teams: one team per (j, k) row, its threads over i: coalesced, no integer division.
 ///  - Columns: one work item per (i, j) and chunk of 8 cells along k, marching up the
-///    chunk and carrying x and the z-face coefficient in registers (whole columns, one
-///    work item each, measured 0.44 of copy on the H200 at 256^3: too few work items).
-/// Rows treats the cells with both x neighbours in one branch-free loop per row (which
-/// vectorizes). All give the same numbers.
+///    chunk with x and the z-face weight carried in registers; work items form 32 x 4
+///    tiles in (i, j). The default on device memory spaces (H200, 512^3, variable D:
+///    0.91 of copy against 0.89 for Cells; constant D 0.78 against 0.71).
+/// All give the same numbers.
 enum class StencilLoop { Auto, Rows, Columns, Cells, Teams };
 
 /// Matrix-free apply of the assembled operator on a structured grid: the 3-, 5- or

@@ -71,3 +71,16 @@ else()
     message(STATUS "kfvm: Trilinos adapter off (${_kfvm_trilinos_why})")
   endif()
 endif()
+
+# MPI: kfvm's own domain decomposition and halo exchange (kfvm::mpi), besides Trilinos'
+# use of it. On by default when MPI is found.
+option(KFVM_ENABLE_MPI "Build the MPI halo exchange (kfvm::mpi) when MPI is found" ON)
+if(KFVM_ENABLE_MPI AND NOT KFVM_HAVE_MPI)
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(KFVM_HAVE_MPI ON)
+  endif()
+endif()
+if(NOT KFVM_ENABLE_MPI AND NOT KFVM_HAVE_TRILINOS)
+  set(KFVM_HAVE_MPI OFF)
+endif()

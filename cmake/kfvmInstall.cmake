@@ -7,6 +7,9 @@ set(_kfvm_targets kfvm kfvm_core kfvm_kernels kfvm_solvers kfvm_solver_factory)
 if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_targets kfvm_trilinos)
 endif()
+if(TARGET kfvm_mpi)
+  list(APPEND _kfvm_targets kfvm_mpi)
+endif()
 install(TARGETS ${_kfvm_targets}
         EXPORT kfvmTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,0 +1,180 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_HaloExchange.hpp>
+
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+namespace kfvm {
+
+GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank)
+    : owned(decomposition.block(rank).count) {
+  for (int a = 0; a < 3; ++a) {
+    lower[a] = decomposition.neighbour(rank, a, 0) >= 0 ? 1 : 0;
+    upper[a] = decomposition.neighbour(rank, a, 1) >= 0 ? 1 : 0;
+    extent[a] = lower[a] + owned[a] + upper[a];
+  }
+}
+
+namespace Details {
+
+/// The slab of phase `axis` on one side: one layer along axis (the owned layer next to
+/// the side when packing, the ghost layer beyond it when unpacking), and along the other
+/// axes the owned cells plus the ghosts of the axes exchanged before (b < axis).
+struct HaloSlab {
+  int axis, layer;
+  std::array<int, 3> begin, count;
+
+  HaloSlab(const GhostedBlock& block, int axis, int side, bool ghostLayer) : axis(axis) {
+    const int n = block.owned[axis];
+    layer = ghostLayer ? (side == 0 ? -1 : n) : (side == 0 ? 0 : n - 1);
+    for (int b = 0; b < 3; ++b) {
+      const bool withGhosts = b < axis;
+      begin[b] = b == axis ? layer : (withGhosts ? -block.lower[b] : 0);
+      count[b] =
+          b == axis ? 1
+                    : block.owned[b] + (withGhosts ? block.lower[b] + block.upper[b] : 0);
+    }
+  }
+  Ordinal size() const { return Ordinal(count[0]) * count[1] * count[2]; }
+  /// Local (i, j, k) of the slab's m-th cell, x fastest.
+  KOKKOS_INLINE_FUNCTION void cell(Ordinal m, int& i, int& j, int& k) const {
+    i = begin[0] + int(m % count[0]);
+    j = begin[1] + int((m / count[0]) % count[1]);
+    k = begin[2] + int(m / (Ordinal(count[0]) * count[1]));
+  }
+};
+
+template <class ExecSpace>
+struct HaloCopy {
+  GhostedBlock block;
+  HaloSlab slab;
+  Vector<ExecSpace> field, buffer;
+  bool pack;
+
+  KOKKOS_FUNCTION void operator()(Ordinal m) const {
+    int i, j, k;
+    slab.cell(m, i, j, k);
+    const Ordinal c = block.index(i, j, k);
+    if (pack)
+      buffer(m) = field(c);
+    else
+      field(c) = buffer(m);
+  }
+};
+
+bool gpuAwareMpiAvailable() {
+  if (const char* forced = std::getenv("KFVM_GPU_AWARE_MPI")) {
+    const std::string value = forced;
+    require(value == "0" || value == "1", "KFVM_GPU_AWARE_MPI must be 0 or 1, got '",
+            value, "'");
+    return value == "1";
+  }
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+void check(int status, const char* what, int rank) {
+  if (status == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(status, text, &length);
+  fail("halo exchange: ", what, " failed on rank ", rank, ": ",
+       std::string(text, std::size_t(length)));
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+HaloExchange<ExecSpace>::HaloExchange(const Decomposition& decomposition, MPI_Comm comm,
+                                      GpuAwareMpi mode)
+    : decomposition_(decomposition), comm_(comm) {
+  int size = 0;
+  Details::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank", -1);
+  Details::check(MPI_Comm_size(comm, &size), "MPI_Comm_size", rank_);
+  require(size == decomposition.numRanks(), "halo exchange: the decomposition has ",
+          decomposition.numRanks(), " ranks, the communicator ", size);
+  layout_ = GhostedBlock(decomposition, rank_);
+  constexpr bool hostMemory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                 typename ExecSpace::memory_space>::accessible;
+  direct_ = hostMemory || mode == GpuAwareMpi::On ||
+            (mode == GpuAwareMpi::Auto && Details::gpuAwareMpiAvailable());
+  for (int a = 0; a < decomposition.dimension(); ++a)
+    for (int side = 0; side < 2; ++side) {
+      if (decomposition.neighbour(rank_, a, side) < 0) continue;
+      const Ordinal n = Details::HaloSlab(layout_, a, side, false).size();
+      const std::string where = std::to_string(a) + (side == 0 ? "lower" : "upper");
+      send_[a][side] = Vector<ExecSpace>("kfvm::HaloExchange::send" + where, n);
+      receive_[a][side] = Vector<ExecSpace>("kfvm::HaloExchange::receive" + where, n);
+      if (!direct_) {
+        sendHost_[a][side] = Kokkos::View<Real*, Kokkos::HostSpace>(
+            "kfvm::HaloExchange::sendHost" + where, n);
+        receiveHost_[a][side] = Kokkos::View<Real*, Kokkos::HostSpace>(
+            "kfvm::HaloExchange::receiveHost" + where, n);
+      }
+    }
+}
+
+template <class ExecSpace>
+void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
+  require(field.extent(0) == std::size_t(layout_.size()), "halo exchange: the field has ",
+          field.extent(0), " entries, the ghosted block ", layout_.size());
+  const MPI_Datatype type = std::is_same<Real, double>::value ? MPI_DOUBLE : MPI_FLOAT;
+  const ExecSpace space;
+  for (int a = 0; a < decomposition_.dimension(); ++a) {
+    MPI_Request requests[4];
+    int numRequests = 0;
+    for (int side = 0; side < 2; ++side) {  // post the receives first
+      const int other = decomposition_.neighbour(rank_, a, side);
+      if (other < 0) continue;
+      Real* data = direct_ ? receive_[a][side].data() : receiveHost_[a][side].data();
+      // The lower neighbour sends its upper slab (tag 2a + 1), the upper one its lower.
+      Details::check(MPI_Irecv(data, int(receive_[a][side].extent(0)), type, other,
+                               2 * a + (1 - side), comm_, &requests[numRequests++]),
+                     "MPI_Irecv", rank_);
+    }
+    for (int side = 0; side < 2; ++side) {
+      if (decomposition_.neighbour(rank_, a, side) < 0) continue;
+      const Details::HaloSlab slab(layout_, a, side, false);
+      forEachIndex(
+          "kfvm::HaloExchange::pack", space, slab.size(),
+          Details::HaloCopy<ExecSpace>{layout_, slab, field, send_[a][side], true});
+    }
+    space.fence();
+    for (int side = 0; side < 2; ++side) {
+      const int other = decomposition_.neighbour(rank_, a, side);
+      if (other < 0) continue;
+      if (!direct_) Kokkos::deep_copy(sendHost_[a][side], send_[a][side]);
+      const Real* data = direct_ ? send_[a][side].data() : sendHost_[a][side].data();
+      Details::check(MPI_Isend(data, int(send_[a][side].extent(0)), type, other,
+                               2 * a + side, comm_, &requests[numRequests++]),
+                     "MPI_Isend", rank_);
+    }
+    Details::check(MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE), "MPI_Waitall",
+                   rank_);
+    for (int side = 0; side < 2; ++side) {
+      if (decomposition_.neighbour(rank_, a, side) < 0) continue;
+      if (!direct_) Kokkos::deep_copy(receive_[a][side], receiveHost_[a][side]);
+      const Details::HaloSlab slab(layout_, a, side, true);
+      forEachIndex(
+          "kfvm::HaloExchange::unpack", space, slab.size(),
+          Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side], false});
+    }
+  }
+  space.fence();
+}
+
+#define KFVM_INSTANTIATE_HALO(Space) template class HaloExchange<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_HALO)
+
+}  // namespace kfvm

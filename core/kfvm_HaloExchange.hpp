@@ -1,0 +1,79 @@
+#ifndef KFVM_HALO_EXCHANGE_HPP
+#define KFVM_HALO_EXCHANGE_HPP
+
+#include <kfvm_Decomposition.hpp>
+#include <kfvm_Types.hpp>
+
+#include <mpi.h>
+
+#include <array>
+
+namespace kfvm {
+
+/// One rank's block of a Decomposition with one layer of ghost cells on each side that
+/// has a neighbouring rank (none at the physical boundary: boundary conditions work
+/// through boundary faces). Local storage runs x fastest over extent = lower + owned +
+/// upper cells per axis. Owned cells have local indices 0 .. owned - 1, ghosts -1 (when
+/// lower is 1) and owned (when upper is 1).
+struct GhostedBlock {
+  std::array<int, 3> owned{1, 1, 1}, lower{0, 0, 0}, upper{0, 0, 0}, extent{1, 1, 1};
+
+  GhostedBlock() = default;
+  GhostedBlock(const Decomposition& decomposition, int rank);
+  Ordinal size() const { return Ordinal(extent[0]) * extent[1] * extent[2]; }
+  KOKKOS_INLINE_FUNCTION Ordinal index(int i, int j, int k) const {
+    return (i + lower[0]) +
+           Ordinal(extent[0]) * ((j + lower[1]) + Ordinal(extent[1]) * (k + lower[2]));
+  }
+  KOKKOS_INLINE_FUNCTION bool isOwned(Ordinal local) const {
+    const int i = int(local % extent[0]) - lower[0];
+    const int j = int((local / extent[0]) % extent[1]) - lower[1];
+    const int k = int(local / (Ordinal(extent[0]) * extent[1])) - lower[2];
+    return i >= 0 && i < owned[0] && j >= 0 && j < owned[1] && k >= 0 && k < owned[2];
+  }
+};
+
+/// Whether MPI may be handed device memory: Auto asks the MPI library (Open MPI's
+/// MPIX_Query_cuda_support) unless the environment variable KFVM_GPU_AWARE_MPI is 0 or
+/// 1; Off stages every message through host buffers.
+enum class GpuAwareMpi { Auto, On, Off };
+
+/// Halo exchange of ghosted cell fields (GhostedBlock layout) between the ranks of a
+/// Decomposition. exchange() fills every ghost cell with the owning rank's value: faces,
+/// edges and corners. It runs one phase per axis, and each phase sends the slab with the
+/// ghosts the earlier phases filled, so edges and corners arrive without diagonal
+/// messages. Messages are non-blocking and packed on the device into buffers made once,
+/// on construction; without GPU-aware MPI they go through host mirrors, also made once.
+template <class ExecSpace>
+class HaloExchange {
+ public:
+  /// decomposition.numRanks() must be the size of comm; throws kfvm::Error naming both
+  /// otherwise.
+  HaloExchange(const Decomposition& decomposition, MPI_Comm comm,
+               GpuAwareMpi mode = GpuAwareMpi::Auto);
+
+  /// field has layout().size() entries; throws kfvm::Error otherwise, or when MPI fails.
+  void exchange(const Vector<ExecSpace>& field);
+
+  const GhostedBlock& layout() const { return layout_; }
+  const Decomposition& decomposition() const { return decomposition_; }
+  int rank() const { return rank_; }
+  /// True when messages go to MPI from ExecSpace's memory directly (host memory, or
+  /// GPU-aware MPI).
+  bool direct() const { return direct_; }
+
+ private:
+  Decomposition decomposition_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  bool direct_ = true;
+  GhostedBlock layout_;
+  // Per axis and side (0 lower, 1 upper): the packed slab sent and the one received.
+  std::array<std::array<DeviceView<Real*, ExecSpace>, 2>, 3> send_, receive_;
+  std::array<std::array<Kokkos::View<Real*, Kokkos::HostSpace>, 2>, 3> sendHost_,
+      receiveHost_;
+};
+
+}  // namespace kfvm
+
+#endif

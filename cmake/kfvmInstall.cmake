@@ -8,7 +8,7 @@ if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_targets kfvm_trilinos)
 endif()
 if(TARGET kfvm_mpi)
-  list(APPEND _kfvm_targets kfvm_mpi)
+  list(APPEND _kfvm_targets kfvm_mpi kfvm_distributed)
 endif()
 install(TARGETS ${_kfvm_targets}
         EXPORT kfvmTargets

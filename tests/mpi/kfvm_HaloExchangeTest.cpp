@@ -2,6 +2,7 @@
 // exchange every ghost cell, on faces, edges and corners, holds the global id of the
 // cell it mirrors, and the owned cells are untouched.
 #include "../kfvm_TestSpace.hpp"
+#include "kfvm_MpiTestHelpers.hpp"
 
 #include <kfvm_Error.hpp>
 #include <kfvm_HaloExchange.hpp>
@@ -14,12 +15,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-
-int worldSize() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 /// Owned cells hold 1 + their global id, ghosts -1; exchange; check every cell.
 void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode) {

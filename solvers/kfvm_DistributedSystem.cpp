@@ -1,0 +1,287 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Blas1.hpp>
+#include <kfvm_DistributedSystem.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+
+#include <cmath>
+#include <vector>
+
+namespace kfvm {
+
+namespace Details {
+
+/// The global grid's vertices of the rank's ghosted block.
+CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomposition,
+                          const GhostedBlock& layout, int rank) {
+  const auto block = decomposition.block(rank);
+  std::vector<double> vertices[3];
+  for (int a = 0; a < grid.dimension(); ++a) {
+    const auto& all = grid.vertices(a);
+    const int first = block.first[a] - layout.lower[a];
+    vertices[a].assign(all.begin() + first, all.begin() + first + layout.extent[a] + 1);
+  }
+  return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
+}
+
+template <class ExecSpace>
+struct OwnedMask {
+  GhostedBlock layout;
+  Vector<ExecSpace> owned;
+  KOKKOS_FUNCTION void operator()(Ordinal c) const {
+    owned(c) = layout.isOwned(c) ? Real(1) : Real(0);
+  }
+};
+
+template <class ExecSpace>
+struct WeightedDot {
+  Vector<ExecSpace> weight, x, y;
+  KOKKOS_FUNCTION void operator()(Ordinal c, Real& sum) const {
+    sum += weight(c) * x(c) * y(c);
+  }
+};
+
+/// z = r / diagonal on owned cells, 0 on ghosts.
+template <class ExecSpace>
+struct JacobiOnOwned {
+  Vector<ExecSpace> owned, diagonal, r, z;
+  KOKKOS_FUNCTION void operator()(Ordinal c) const {
+    z(c) = owned(c) != 0 ? r(c) / diagonal(c) : Real(0);
+  }
+};
+
+}  // namespace Details
+
+template <class ExecSpace>
+DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
+                                                const Decomposition& decomposition,
+                                                MPI_Comm comm, GpuAwareMpi mode)
+    : decomposition_(decomposition),
+      comm_(comm),
+      halo_(decomposition, comm, mode),
+      mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())) {
+  require(grid.dimension() == decomposition.dimension() &&
+              grid.cellCounts() == decomposition.cells(),
+          "distributed system: the decomposition is of ", decomposition.cells()[0], " x ",
+          decomposition.cells()[1], " x ", decomposition.cells()[2],
+          " cells, the grid has ", grid.cells(0), " x ", grid.cells(1), " x ",
+          grid.cells(2));
+  const Ordinal n = mesh_.numCells();
+  owned_ = Vector<ExecSpace>("kfvm::DistributedSystem::owned", n);
+  forEachIndex("kfvm::DistributedSystem::ownedMask", ExecSpace(), n,
+               Details::OwnedMask<ExecSpace>{halo_.layout(), owned_});
+  rhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::rhs", n);
+  r_ = Vector<ExecSpace>("kfvm::DistributedSystem::r", n);
+  z_ = Vector<ExecSpace>("kfvm::DistributedSystem::z", n);
+  p_ = Vector<ExecSpace>("kfvm::DistributedSystem::p", n);
+  q_ = Vector<ExecSpace>("kfvm::DistributedSystem::q", n);
+}
+
+template <class ExecSpace>
+bool DistributedSystem<ExecSpace>::isPhysical(Patch patch) const {
+  const int axis = int(patch) / 2, side = int(patch) % 2;
+  require(axis < decomposition_.dimension(), "distributed system: patch '",
+          patchName(patch), "' is not a side of a ", decomposition_.dimension(),
+          "D grid");
+  return decomposition_.neighbour(halo_.rank(), axis, side) < 0;
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equation) {
+  require(equation.mesh().id() == mesh_.id(),
+          "distributed system: the equation must be on localMesh()");
+  for (int p = 0; p < 2 * decomposition_.dimension(); ++p) {
+    const Patch patch = static_cast<Patch>(p);
+    require(isPhysical(patch) || !equation.boundaryConditions().isSet(patch),
+            "distributed system: patch '", patchName(patch), "' of rank ", halo_.rank(),
+            " faces another rank; only physical patches take boundary conditions");
+  }
+  require(!equation.needsSweeps() && !equation.hasHigherOrder(),
+          "distributed system: nonlinear terms (sweeps) and the fourth-order term reach "
+          "two cells away and need a second ghost layer, which is not there yet");
+  assembler_ = std::make_unique<Assembler<ExecSpace>>(equation);
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tolerance,
+                                             int maxIterations) {
+  require(name == "cg" || name == "bicgstab",
+          "distributed system: solver must be cg or bicgstab, got '", name, "'");
+  if (name == "bicgstab" && rHat_.extent(0) == 0) {  // its extra vectors, made once
+    const Ordinal n = mesh_.numCells();
+    rHat_ = Vector<ExecSpace>("kfvm::DistributedSystem::rHat", n);
+    y_ = Vector<ExecSpace>("kfvm::DistributedSystem::y", n);
+    s_ = Vector<ExecSpace>("kfvm::DistributedSystem::s", n);
+    t_ = Vector<ExecSpace>("kfvm::DistributedSystem::t", n);
+  }
+  solver_ = name;
+  require(tolerance > 0 && tolerance < 1,
+          "distributed system: tolerance must be in (0, 1), got ", tolerance);
+  require(maxIterations >= 1, "distributed system: maxIterations must be >= 1, got ",
+          maxIterations);
+  tolerance_ = tolerance;
+  maxIterations_ = maxIterations;
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::sumOverRanks(double* values, int count) const {
+  const int status =
+      MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_);
+  require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
+          halo_.rank());
+}
+
+template <class ExecSpace>
+double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
+                                         const Vector<ExecSpace>& y) const {
+  double sum = double(sumOverIndex("kfvm::DistributedSystem::dot", ExecSpace(),
+                                   Ordinal(x.extent(0)),
+                                   Details::WeightedDot<ExecSpace>{owned_, x, y}));
+  sumOverRanks(&sum, 1);
+  return sum;
+}
+
+template <class ExecSpace>
+SolverReport DistributedSystem<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt) {
+  require(std::isfinite(dt) && dt > 0,
+          "distributed system: dt must be positive and finite, got ", dt);
+  return solve(phi, Real(1) / dt);
+}
+
+template <class ExecSpace>
+SolverReport DistributedSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
+  return solve(phi, Real(0));
+}
+
+template <class ExecSpace>
+double DistributedSystem<ExecSpace>::localDot(const Vector<ExecSpace>& a,
+                                              const Vector<ExecSpace>& b) const {
+  return double(sumOverIndex("kfvm::DistributedSystem::dot", ExecSpace(),
+                             Ordinal(a.extent(0)),
+                             Details::WeightedDot<ExecSpace>{owned_, a, b}));
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::precondition(const Vector<ExecSpace>& from,
+                                                const Vector<ExecSpace>& to) const {
+  forEachIndex(
+      "kfvm::DistributedSystem::jacobi", ExecSpace(), Ordinal(from.extent(0)),
+      Details::JacobiOnOwned<ExecSpace>{owned_, assembler_->diagonal(), from, to});
+}
+
+template <class ExecSpace>
+SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real invDt) {
+  require(assembler_ != nullptr, "distributed system: setEquation() first");
+  phi.requireOn(mesh_, "distributed unknown");
+  const Vector<ExecSpace> x = phi.values();
+  halo_.exchange(x);
+  assembler_->assemble(invDt, 1, phi, rhs_);
+  multiply(assembler_->matrix(), x, q_);  // r = b - A x
+  Blas::copy(rhs_, r_);
+  Blas::axpby(Real(-1), q_, Real(1), r_);
+  double sums[2] = {localDot(r_, r_), localDot(rhs_, rhs_)};
+  sumOverRanks(sums, 2);
+  SolverReport report;
+  report.solver = "distributed " + solver_ + "+jacobi";
+  report.initialResidual = std::sqrt(sums[0]);
+  report.finalResidual = report.initialResidual;
+  const double target = tolerance_ * std::sqrt(sums[1]);
+  report.converged = report.finalResidual <= target;
+  if (!report.converged) {
+    if (solver_ == "cg")
+      conjugateGradient(x, target, report);
+    else
+      biCGStab(x, target, report);
+  }
+  halo_.exchange(x);
+  if (report.converged)
+    report.reason = "converged";
+  else if (report.reason.empty())
+    report.reason = "not converged: iteration limit " + std::to_string(maxIterations_) +
+                    " reached with residual " + std::to_string(report.finalResidual) +
+                    " > target " + std::to_string(target);
+  return report;
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::conjugateGradient(const Vector<ExecSpace>& x,
+                                                     double target,
+                                                     SolverReport& report) {
+  const auto& A = assembler_->matrix();
+  precondition(r_, z_);
+  double rz = localDot(r_, z_);
+  sumOverRanks(&rz, 1);
+  Blas::copy(z_, p_);
+  while (!report.converged && report.iterations < maxIterations_) {
+    halo_.exchange(p_);
+    multiply(A, p_, q_);
+    const double pq = dot(p_, q_);
+    if (!(pq > 0)) {
+      report.reason = "breakdown: p.Ap = " + std::to_string(pq) +
+                      " is not positive (is the operator symmetric positive definite?)";
+      return;
+    }
+    const double alpha = rz / pq;
+    Blas::axpby(Real(alpha), p_, Real(1), x);
+    Blas::axpby(Real(-alpha), q_, Real(1), r_);
+    precondition(r_, z_);
+    double next[2] = {localDot(r_, z_), localDot(r_, r_)};  // one reduction for both
+    sumOverRanks(next, 2);
+    ++report.iterations;
+    report.finalResidual = std::sqrt(next[1]);
+    report.converged = report.finalResidual <= target;
+    Blas::axpby(Real(1), z_, Real(next[0] / rz), p_);
+    rz = next[0];
+  }
+}
+
+/// Right-preconditioned BiCGStab (van der Vorst), Jacobi: y = M^-1 p, z = M^-1 s.
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::biCGStab(const Vector<ExecSpace>& x, double target,
+                                            SolverReport& report) {
+  const auto& A = assembler_->matrix();
+  Blas::copy(r_, rHat_);
+  Blas::fill(p_, Real(0));  // p = v = 0
+  Blas::fill(q_, Real(0));
+  double rho = 1, alpha = 1, omega = 1;
+  double rhoNext = localDot(rHat_, r_);
+  sumOverRanks(&rhoNext, 1);
+  while (!report.converged && report.iterations < maxIterations_) {
+    if (rhoNext == 0 || omega == 0) {
+      report.reason = "breakdown: rho = " + std::to_string(rhoNext) +
+                      ", omega = " + std::to_string(omega);
+      return;
+    }
+    const double beta = (rhoNext / rho) * (alpha / omega);
+    rho = rhoNext;
+    Blas::axpby(Real(-omega), q_, Real(1), p_);  // p = r + beta (p - omega v)
+    Blas::axpby(Real(1), r_, Real(beta), p_);
+    precondition(p_, y_);
+    halo_.exchange(y_);
+    multiply(A, y_, q_);  // v = A y
+    alpha = rho / dot(rHat_, q_);
+    Blas::copy(r_, s_);  // s = r - alpha v
+    Blas::axpby(Real(-alpha), q_, Real(1), s_);
+    precondition(s_, z_);
+    halo_.exchange(z_);
+    multiply(A, z_, t_);  // t = A z
+    double ts[2] = {localDot(t_, s_), localDot(t_, t_)};
+    sumOverRanks(ts, 2);
+    omega = ts[1] > 0 ? ts[0] / ts[1] : 0;
+    Blas::axpby(Real(alpha), y_, Real(1), x);  // x += alpha y + omega z
+    Blas::axpby(Real(omega), z_, Real(1), x);
+    Blas::copy(s_, r_);  // r = s - omega t
+    Blas::axpby(Real(-omega), t_, Real(1), r_);
+    double next[2] = {localDot(r_, r_), localDot(rHat_, r_)};
+    sumOverRanks(next, 2);
+    ++report.iterations;
+    report.finalResidual = std::sqrt(next[0]);
+    report.converged = report.finalResidual <= target;
+    rhoNext = next[1];
+  }
+}
+
+#define KFVM_INSTANTIATE_DISTRIBUTED(Space) template class DistributedSystem<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_DISTRIBUTED)
+
+}  // namespace kfvm

@@ -1,0 +1,80 @@
+#ifndef KFVM_DISTRIBUTED_SYSTEM_HPP
+#define KFVM_DISTRIBUTED_SYSTEM_HPP
+
+#include <kfvm_Assembler.hpp>
+#include <kfvm_HaloExchange.hpp>
+#include <kfvm_LinearSolver.hpp>
+
+#include <memory>
+#include <string>
+
+namespace kfvm {
+
+/// One Equation solved across the ranks of a Decomposition with kfvm's own solver.
+///
+/// Each rank meshes its block plus one layer of ghost cells towards each neighbouring
+/// rank (localMesh(), cells in GhostedBlock order), and assembles the Equation there
+/// with the ordinary Assembler. The rows of its owned cells are then exactly the rows
+/// of the global matrix: every face of an owned cell is a face of the local mesh, and a
+/// ghost cell holds the neighbour's value after a halo exchange. The ghost rows are
+/// never used. The solve is Jacobi-preconditioned CG. The search direction is
+/// exchanged before every product. Dot products run over owned cells, and the partial
+/// sums of each iteration go to one MPI_Allreduce: two values, r.z and r.r.
+///
+/// Boundary conditions go on the physical patches only (isPhysical()). A side facing
+/// another rank is not a boundary. Coefficient fields must be given on every local
+/// cell, ghosts included (they are functions of position, or come from an exchange).
+/// Nonlinear terms (sweeps) and the fourth-order term are refused, because they reach
+/// two cells away.
+template <class ExecSpace>
+class DistributedSystem {
+ public:
+  /// grid: the global grid; decomposition: its split over comm's ranks.
+  DistributedSystem(const CartesianGrid& grid, const Decomposition& decomposition,
+                    MPI_Comm comm, GpuAwareMpi mode = GpuAwareMpi::Auto);
+
+  const Mesh<ExecSpace>& localMesh() const { return mesh_; }
+  const GhostedBlock& layout() const { return halo_.layout(); }
+  HaloExchange<ExecSpace>& halo() { return halo_; }
+  /// True when the local mesh's patch lies on the global grid's boundary.
+  bool isPhysical(Patch patch) const;
+
+  /// The equation on localMesh(); throws kfvm::Error naming a patch that faces another
+  /// rank but has a condition, or a term that is not supported (see above).
+  void setEquation(const Equation<ExecSpace>& equation);
+  /// "cg" or "bicgstab", the relative tolerance ||b - A x|| / ||b|| and the iteration
+  /// limit (defaults "cg", 1e-10, 10000); throws kfvm::Error naming a bad value.
+  void setSolver(const std::string& name, double tolerance, int maxIterations);
+
+  /// One backward-Euler step of phi (a field on localMesh()), or the steady solve; on
+  /// return, phi's owned and ghost cells hold the new values. A solve that does not
+  /// converge says so in the report (the same on every rank).
+  SolverReport step(CellField<ExecSpace>& phi, Real dt);
+  SolverReport solveSteady(CellField<ExecSpace>& phi);
+
+  /// sum over every rank's owned cells of x y.
+  double dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
+
+ private:
+  SolverReport solve(CellField<ExecSpace>& phi, Real invDt);
+  void conjugateGradient(const Vector<ExecSpace>& x, double target, SolverReport& report);
+  void biCGStab(const Vector<ExecSpace>& x, double target, SolverReport& report);
+  double localDot(const Vector<ExecSpace>& a, const Vector<ExecSpace>& b) const;
+  void precondition(const Vector<ExecSpace>& from, const Vector<ExecSpace>& to) const;
+  void sumOverRanks(double* values, int count) const;
+
+  Decomposition decomposition_;
+  MPI_Comm comm_;
+  HaloExchange<ExecSpace> halo_;
+  Mesh<ExecSpace> mesh_;
+  std::unique_ptr<Assembler<ExecSpace>> assembler_;
+  Vector<ExecSpace> owned_;  // 1 on owned cells, 0 on ghosts
+  Vector<ExecSpace> rhs_, r_, z_, p_, q_, rHat_, y_, s_, t_;
+  std::string solver_ = "cg";
+  double tolerance_ = 1e-10;
+  int maxIterations_ = 10000;
+};
+
+}  // namespace kfvm
+
+#endif

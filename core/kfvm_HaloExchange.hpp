@@ -58,6 +58,7 @@ class HaloExchange {
   const GhostedBlock& layout() const { return layout_; }
   const Decomposition& decomposition() const { return decomposition_; }
   int rank() const { return rank_; }
+  MPI_Comm communicator() const { return comm_; }
   /// True when messages go to MPI from ExecSpace's memory directly (host memory, or
   /// GPU-aware MPI).
   bool direct() const { return direct_; }

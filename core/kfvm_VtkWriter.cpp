@@ -21,37 +21,39 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
           "' to '", path, "'");
 }
 
-template <class ExecSpace>
-void writeVtkRectilinear(const std::string& path, const Mesh<ExecSpace>& mesh,
-                         const std::vector<const CellField<ExecSpace>*>& fields,
-                         double time) {
-  const CartesianGrid& grid = mesh.grid();
-  const auto counts = grid.cellCounts();
+namespace Details {
+
+std::string rectilinearPieceText(const std::array<int, 3>& wholeCells,
+                                 const std::array<std::array<int, 2>, 3>& extent,
+                                 const std::array<std::vector<double>, 3>& vertices,
+                                 const std::vector<HostCellArray>& arrays, double time) {
   std::ostringstream out;
   out.precision(17);
+  const auto extentText = [&] {
+    std::ostringstream text;
+    for (int a = 0; a < 3; ++a)
+      text << (a ? " " : "") << extent[a][0] << ' ' << extent[a][1];
+    return text.str();
+  };
   out << "<?xml version=\"1.0\"?>\n"
       << "<VTKFile type=\"RectilinearGrid\" version=\"1.0\" "
          "byte_order=\"LittleEndian\">\n"
-      << "  <RectilinearGrid WholeExtent=\"0 " << counts[0] << " 0 " << counts[1] << " 0 "
-      << counts[2] << "\">\n"
+      << "  <RectilinearGrid WholeExtent=\"0 " << wholeCells[0] << " 0 " << wholeCells[1]
+      << " 0 " << wholeCells[2] << "\">\n"
       << "    <FieldData>\n"
       << "      <DataArray type=\"Float64\" Name=\"TIME\" NumberOfTuples=\"1\" "
          "format=\"ascii\">"
       << time << "</DataArray>\n"
       << "    </FieldData>\n"
-      << "    <Piece Extent=\"0 " << counts[0] << " 0 " << counts[1] << " 0 " << counts[2]
-      << "\">\n"
+      << "    <Piece Extent=\"" << extentText() << "\">\n"
       << "      <CellData>\n";
-  for (const auto* field : fields) {
-    require(field != nullptr, "writeVtkRectilinear: a null field for '", path, "'");
-    field->requireOn(mesh, "output");
-    const auto values =
-        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field->values());
-    out << "        <DataArray type=\"Float64\" Name=\"" << field->name()
+  for (const auto& array : arrays) {
+    out << "        <DataArray type=\"Float64\" Name=\"" << array.name
         << "\" format=\"ascii\">\n";
-    for (std::size_t c = 0; c < values.extent(0); ++c)
-      out << (c % 6 == 0 ? "          " : " ") << double(values(c))
-          << (c % 6 == 5 || c + 1 == values.extent(0) ? "\n" : "");
+    const auto& values = array.values;
+    for (std::size_t c = 0; c < values.size(); ++c)
+      out << (c % 6 == 0 ? "          " : " ") << values[c]
+          << (c % 6 == 5 || c + 1 == values.size() ? "\n" : "");
     out << "        </DataArray>\n";
   }
   out << "      </CellData>\n      <Coordinates>\n";
@@ -59,15 +61,40 @@ void writeVtkRectilinear(const std::string& path, const Mesh<ExecSpace>& mesh,
   for (int axis = 0; axis < 3; ++axis) {
     out << "        <DataArray type=\"Float64\" Name=\"" << axes[axis]
         << "\" format=\"ascii\">\n          ";
-    if (axis < grid.dimension()) {
-      for (double v : grid.vertices(axis)) out << v << ' ';
-    } else {
-      out << "0 ";
-    }
+    if (vertices[axis].empty()) out << "0 ";
+    for (double v : vertices[axis]) out << v << ' ';
     out << "\n        </DataArray>\n";
   }
   out << "      </Coordinates>\n    </Piece>\n  </RectilinearGrid>\n</VTKFile>\n";
-  writeFileAtomically(path, out.str());
+  return out.str();
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+void writeVtkRectilinear(const std::string& path, const Mesh<ExecSpace>& mesh,
+                         const std::vector<const CellField<ExecSpace>*>& fields,
+                         double time) {
+  const CartesianGrid& grid = mesh.grid();
+  const auto counts = grid.cellCounts();
+  std::array<std::array<int, 2>, 3> extent{};
+  std::array<std::vector<double>, 3> vertices;
+  for (int a = 0; a < 3; ++a) {
+    extent[a] = {0, counts[a]};
+    if (a < grid.dimension()) vertices[a] = grid.vertices(a);
+  }
+  std::vector<Details::HostCellArray> arrays;
+  for (const auto* field : fields) {
+    require(field != nullptr, "writeVtkRectilinear: a null field for '", path, "'");
+    field->requireOn(mesh, "output");
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field->values());
+    arrays.push_back({field->name(), std::vector<double>(values.extent(0))});
+    for (std::size_t c = 0; c < values.extent(0); ++c)
+      arrays.back().values[c] = double(values(c));
+  }
+  writeFileAtomically(
+      path, Details::rectilinearPieceText(counts, extent, vertices, arrays, time));
 }
 
 void VtkTimeSeries::add(double time, const std::string& file) {

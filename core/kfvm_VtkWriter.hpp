@@ -4,6 +4,7 @@
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,24 @@ class VtkTimeSeries {
 
 /// Writes text to path through a temporary file and a rename.
 void writeFileAtomically(const std::string& path, const std::string& text);
+
+namespace Details {
+
+/// One named array of cell values on the host, x fastest.
+struct HostCellArray {
+  std::string name;
+  std::vector<double> values;
+};
+
+/// The text of a .vtr file: a piece covering cells extent[a][0] .. extent[a][1] of a
+/// whole grid of wholeCells, with the piece's vertex coordinates per axis (an empty
+/// axis is written as one 0).
+std::string rectilinearPieceText(const std::array<int, 3>& wholeCells,
+                                 const std::array<std::array<int, 2>, 3>& extent,
+                                 const std::array<std::vector<double>, 3>& vertices,
+                                 const std::vector<HostCellArray>& arrays, double time);
+
+}  // namespace Details
 
 }  // namespace kfvm
 

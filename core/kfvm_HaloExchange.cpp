@@ -7,6 +7,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -131,6 +132,7 @@ void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
           field.extent(0), " entries, the ghosted block ", layout_.size());
   const MPI_Datatype type = std::is_same<Real, double>::value ? MPI_DOUBLE : MPI_FLOAT;
   const ExecSpace space;
+  const auto start = std::chrono::steady_clock::now();
   for (int a = 0; a < decomposition_.dimension(); ++a) {
     MPI_Request requests[4];
     int numRequests = 0;
@@ -172,6 +174,9 @@ void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
     }
   }
   space.fence();
+  seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++calls_;
 }
 
 #define KFVM_INSTANTIATE_HALO(Space) template class HaloExchange<Space>;

@@ -59,6 +59,10 @@ class HaloExchange {
   const Decomposition& decomposition() const { return decomposition_; }
   int rank() const { return rank_; }
   MPI_Comm communicator() const { return comm_; }
+  /// Wall seconds spent in exchange() so far (packing, messages, unpacking, fenced), and
+  /// the number of calls: what the exchange costs, apart from the computation.
+  double seconds() const { return seconds_; }
+  long long calls() const { return calls_; }
   /// True when messages go to MPI from ExecSpace's memory directly (host memory, or
   /// GPU-aware MPI).
   bool direct() const { return direct_; }
@@ -68,6 +72,8 @@ class HaloExchange {
   MPI_Comm comm_;
   int rank_ = 0;
   bool direct_ = true;
+  double seconds_ = 0;
+  long long calls_ = 0;
   GhostedBlock layout_;
   // Per axis and side (0 lower, 1 upper): the packed slab sent and the one received.
   std::array<std::array<DeviceView<Real*, ExecSpace>, 2>, 3> send_, receive_;

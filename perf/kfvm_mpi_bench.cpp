@@ -1,0 +1,142 @@
+// kfvm-mpi-bench: one backward-Euler diffusion step across MPI ranks (DistributedSystem,
+// Jacobi-CG to rtol 1e-8), for strong and weak scaling. Run it under mpirun:
+//
+//   mpirun -np 2 kfvm-mpi-bench --cells 128,128,128 --steps 5
+//
+// Prints, on rank 0: ranks, process grid, cells, the median step time, CG iterations,
+// and the halo-exchange time per step (fenced: packing, messages, unpacking), apart
+// from the rest; --json appends the same as one JSON object per line.
+#include <kfvm_DistributedSystem.hpp>
+
+#include <mpi.h>
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#ifndef KFVM_GIT_REVISION
+#define KFVM_GIT_REVISION "unknown"
+#endif
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+
+struct Run {
+  double stepSeconds = 0, haloSeconds = 0;
+  int iterations = 0;
+};
+
+Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomposition,
+              int steps) {
+  using namespace kfvm;
+  DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD);
+  Equation<Space> equation(system.localMesh());
+  equation.transient(1.0).diffusion(1.0);
+  for (Patch patch : {Patch::Left, Patch::Right})
+    if (system.isPhysical(patch))
+      equation.boundary(patch,
+                        BoundaryCondition::dirichlet(patch == Patch::Left ? 1 : 0));
+  system.setEquation(equation);
+  system.setSolver("cg", 1e-8, 100000);
+  CellField<Space> phi(system.localMesh(), "phi");
+  const double h = 1.0 / grid.cells(0);
+  std::vector<double> times, halo;
+  Run run;
+  for (int step = 0; step <= steps; ++step) {  // step 0 warms up
+    const double haloBefore = system.halo().seconds();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    const auto report = system.step(phi, kfvm::Real(h * h * 10));
+    Kokkos::fence();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!report.converged) {
+      std::fprintf(stderr, "kfvm-mpi-bench: step %d did not converge: %s\n", step,
+                   report.reason.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (step == 0) continue;
+    times.push_back(seconds);
+    halo.push_back(system.halo().seconds() - haloBefore);
+    run.iterations = report.iterations;
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  std::nth_element(halo.begin(), halo.begin() + halo.size() / 2, halo.end());
+  run.stepSeconds = times[times.size() / 2];
+  run.haloSeconds = halo[halo.size() / 2];
+  return run;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  std::vector<int> cells = {64, 64, 64};
+  std::vector<int> processGrid;
+  int steps = 5;
+  std::string json;
+  CLI::App app{"kfvm-mpi-bench: one implicit diffusion step across MPI ranks"};
+  app.add_option("--cells", cells, "global cells per axis (3)")
+      ->expected(3)
+      ->delimiter(',');
+  app.add_option("--grid", processGrid, "process grid (3; default: balanced)")
+      ->expected(3)
+      ->delimiter(',');
+  app.add_option("--steps", steps, "timed steps (median reported)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--json", json,
+                 "append the result to this file (one JSON object a line)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int status = app.exit(error);
+    MPI_Finalize();
+    return status;
+  }
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int status = 0;
+  Kokkos::initialize(argc, argv);
+  try {
+    const auto grid = kfvm::CartesianGrid::uniform3D(cells[0], cells[1], cells[2], 1.0,
+                                                     double(cells[1]) / cells[0],
+                                                     double(cells[2]) / cells[0]);
+    const std::array<int, 3> counts{cells[0], cells[1], cells[2]};
+    const auto decomposition =
+        processGrid.empty()
+            ? kfvm::Decomposition::balanced(3, counts, ranks)
+            : kfvm::Decomposition::withProcessGrid(
+                  3, counts, ranks, {processGrid[0], processGrid[1], processGrid[2]});
+    const Run run = benchmark(grid, decomposition, steps);
+    const auto p = decomposition.processGrid();
+    if (rank == 0) {
+      std::printf(
+          "kfvm-mpi-bench %s, %s: %d ranks (%d x %d x %d), %d x %d x %d cells: step %.2f "
+          "ms, %d CG iterations, halo exchange %.2f ms (%.0f%%)\n",
+          KFVM_GIT_REVISION, Space::name(), ranks, p[0], p[1], p[2], cells[0], cells[1],
+          cells[2], run.stepSeconds * 1e3, run.iterations, run.haloSeconds * 1e3,
+          100 * run.haloSeconds / run.stepSeconds);
+      if (!json.empty())
+        std::ofstream(json, std::ios::app)
+            << "{\"revision\": \"" << KFVM_GIT_REVISION << "\", \"backend\": \""
+            << Space::name() << "\", \"ranks\": " << ranks << ", \"grid\": [" << p[0]
+            << ", " << p[1] << ", " << p[2] << "], \"cells\": [" << cells[0] << ", "
+            << cells[1] << ", " << cells[2] << "], \"step_seconds\": " << run.stepSeconds
+            << ", \"halo_seconds\": " << run.haloSeconds
+            << ", \"iterations\": " << run.iterations << "}\n";
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "kfvm-mpi-bench: rank %d: %s\n", rank, error.what());
+    status = 1;
+  }
+  Kokkos::finalize();
+  MPI_Finalize();
+  return status;
+}

@@ -5,6 +5,8 @@
 #ifdef KFVM_HAVE_HDF5
 #include <hdf5.h>
 
+#include <detail/kfvm_Hdf5Handle.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,22 +15,7 @@ namespace kfvm::app {
 
 namespace {
 
-/// Closes an HDF5 handle with its own close function on scope exit.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using Handle = Details::Hdf5Handle;
 
 void quietHdf5() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -32,11 +32,13 @@ struct HaloSlab {
   int axis, layer;
   std::array<int, 3> begin, count;
 
-  HaloSlab(const GhostedBlock& block, int axis, int side, bool ghostLayer) : axis(axis) {
+  HaloSlab(const GhostedBlock& block, int axis, int side, bool ghostLayer,
+           bool faceOnly = false)
+      : axis(axis) {
     const int n = block.owned[axis];
     layer = ghostLayer ? (side == 0 ? -1 : n) : (side == 0 ? 0 : n - 1);
     for (int b = 0; b < 3; ++b) {
-      const bool withGhosts = b < axis;
+      const bool withGhosts = b < axis && !faceOnly;
       begin[b] = b == axis ? layer : (withGhosts ? -block.lower[b] : 0);
       count[b] =
           b == axis ? 1
@@ -173,6 +175,77 @@ void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
           Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side], false});
     }
   }
+  space.fence();
+  seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++calls_;
+}
+
+template <class ExecSpace>
+void HaloExchange<ExecSpace>::startFaces(const Vector<ExecSpace>& field) {
+  require(field.extent(0) == std::size_t(layout_.size()), "halo exchange: the field has ",
+          field.extent(0), " entries, the ghosted block ", layout_.size());
+  require(pendingRequests_ < 0,
+          "halo exchange: startFaces() twice without finishFaces()");
+  const MPI_Datatype type = std::is_same<Real, double>::value ? MPI_DOUBLE : MPI_FLOAT;
+  const ExecSpace space;
+  const auto start = std::chrono::steady_clock::now();
+  int n = 0;
+  for (int a = 0; a < decomposition_.dimension(); ++a)
+    for (int side = 0; side < 2; ++side) {
+      const int other = decomposition_.neighbour(rank_, a, side);
+      if (other < 0) continue;
+      const Details::HaloSlab slab(layout_, a, side, true, true);
+      Real* data = direct_ ? receive_[a][side].data() : receiveHost_[a][side].data();
+      Details::check(MPI_Irecv(data, int(slab.size()), type, other,
+                               6 + 2 * a + (1 - side), comm_, &requests_[n++]),
+                     "MPI_Irecv", rank_);
+      forEachIndex("kfvm::HaloExchange::packFace", space, slab.size(),
+                   Details::HaloCopy<ExecSpace>{
+                       layout_, Details::HaloSlab(layout_, a, side, false, true), field,
+                       send_[a][side], true});
+    }
+  space.fence();
+  for (int a = 0; a < decomposition_.dimension(); ++a)
+    for (int side = 0; side < 2; ++side) {
+      const int other = decomposition_.neighbour(rank_, a, side);
+      if (other < 0) continue;
+      const Ordinal count = Details::HaloSlab(layout_, a, side, false, true).size();
+      if (!direct_)
+        Kokkos::deep_copy(
+            Kokkos::subview(sendHost_[a][side], std::make_pair(Ordinal(0), count)),
+            Kokkos::subview(send_[a][side], std::make_pair(Ordinal(0), count)));
+      const Real* data = direct_ ? send_[a][side].data() : sendHost_[a][side].data();
+      Details::check(MPI_Isend(data, int(count), type, other, 6 + 2 * a + side, comm_,
+                               &requests_[n++]),
+                     "MPI_Isend", rank_);
+    }
+  pendingRequests_ = n;
+  seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class ExecSpace>
+void HaloExchange<ExecSpace>::finishFaces(const Vector<ExecSpace>& field) {
+  require(pendingRequests_ >= 0, "halo exchange: finishFaces() without startFaces()");
+  const ExecSpace space;
+  const auto start = std::chrono::steady_clock::now();
+  Details::check(MPI_Waitall(pendingRequests_, requests_, MPI_STATUSES_IGNORE),
+                 "MPI_Waitall", rank_);
+  pendingRequests_ = -1;
+  for (int a = 0; a < decomposition_.dimension(); ++a)
+    for (int side = 0; side < 2; ++side) {
+      if (decomposition_.neighbour(rank_, a, side) < 0) continue;
+      const Details::HaloSlab slab(layout_, a, side, true, true);
+      if (!direct_)
+        Kokkos::deep_copy(
+            Kokkos::subview(receive_[a][side], std::make_pair(Ordinal(0), slab.size())),
+            Kokkos::subview(receiveHost_[a][side],
+                            std::make_pair(Ordinal(0), slab.size())));
+      forEachIndex(
+          "kfvm::HaloExchange::unpackFace", space, slab.size(),
+          Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side], false});
+    }
   space.fence();
   seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

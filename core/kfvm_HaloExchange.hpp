@@ -55,12 +55,20 @@ class HaloExchange {
   /// field has layout().size() entries; throws kfvm::Error otherwise, or when MPI fails.
   void exchange(const Vector<ExecSpace>& field);
 
+  /// Face ghosts only, without edges or corners (all that a 7-point stencil reads), in
+  /// one phase that overlaps computation. startFaces() packs the faces and posts every
+  /// message; finishFaces() waits and unpacks. In between, the field's owned cells may
+  /// be read but not written, and its ghosts are not yet valid.
+  void startFaces(const Vector<ExecSpace>& field);
+  void finishFaces(const Vector<ExecSpace>& field);
+
   const GhostedBlock& layout() const { return layout_; }
   const Decomposition& decomposition() const { return decomposition_; }
   int rank() const { return rank_; }
   MPI_Comm communicator() const { return comm_; }
-  /// Wall seconds spent in exchange() so far (packing, messages, unpacking, fenced), and
-  /// the number of calls: what the exchange costs, apart from the computation.
+  /// Wall seconds spent in exchange(), startFaces() and finishFaces() so far (packing,
+  /// messages, waiting, unpacking, fenced), and the number of exchanges: what the
+  /// exchange costs, apart from the computation.
   double seconds() const { return seconds_; }
   long long calls() const { return calls_; }
   /// True when messages go to MPI from ExecSpace's memory directly (host memory, or
@@ -74,6 +82,8 @@ class HaloExchange {
   bool direct_ = true;
   double seconds_ = 0;
   long long calls_ = 0;
+  MPI_Request requests_[12];
+  int pendingRequests_ = -1;  // -1: no startFaces() waiting for its finishFaces()
   GhostedBlock layout_;
   // Per axis and side (0 lower, 1 upper): the packed slab sent and the one received.
   std::array<std::array<DeviceView<Real*, ExecSpace>, 2>, 3> send_, receive_;

@@ -50,6 +50,52 @@ struct JacobiOnOwned {
   }
 };
 
+/// y(row) = sum of A(row, :) x over a list of rows.
+template <class ExecSpace>
+struct RowsProduct {
+  DeviceView<const Ordinal*, ExecSpace> rows;
+  DeviceView<const Offset*, ExecSpace> offsets;
+  DeviceView<const Ordinal*, ExecSpace> columns;
+  DeviceView<const Real*, ExecSpace> values;
+  Vector<ExecSpace> x, y;
+  KOKKOS_FUNCTION void operator()(Ordinal m) const {
+    const Ordinal row = rows(m);
+    Real sum = 0;
+    for (Offset e = offsets(row); e < offsets(row + 1); ++e)
+      sum += values(e) * x(columns(e));
+    y(row) = sum;
+  }
+};
+
+/// The owned cells of a ghosted block, split into those with no ghost among their face
+/// neighbours and those with one.
+template <class ExecSpace>
+void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>& inner,
+                    DeviceView<Ordinal*, ExecSpace>& edge) {
+  std::vector<Ordinal> innerCells, edgeCells;
+  for (int k = 0; k < layout.owned[2]; ++k)
+    for (int j = 0; j < layout.owned[1]; ++j)
+      for (int i = 0; i < layout.owned[0]; ++i) {
+        const bool nextToGhost = (i == 0 && layout.lower[0]) ||
+                                 (i == layout.owned[0] - 1 && layout.upper[0]) ||
+                                 (j == 0 && layout.lower[1]) ||
+                                 (j == layout.owned[1] - 1 && layout.upper[1]) ||
+                                 (k == 0 && layout.lower[2]) ||
+                                 (k == layout.owned[2] - 1 && layout.upper[2]);
+        (nextToGhost ? edgeCells : innerCells).push_back(layout.index(i, j, k));
+      }
+  const auto toDevice = [](const std::vector<Ordinal>& cells, const char* label) {
+    DeviceView<Ordinal*, ExecSpace> view(std::string(label), cells.size());
+    const Kokkos::View<const Ordinal*, Kokkos::HostSpace,
+                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        host(cells.data(), cells.size());
+    Kokkos::deep_copy(view, host);
+    return view;
+  };
+  inner = toDevice(innerCells, "kfvm::DistributedSystem::innerRows");
+  edge = toDevice(edgeCells, "kfvm::DistributedSystem::edgeRows");
+}
+
 }  // namespace Details
 
 template <class ExecSpace>
@@ -70,6 +116,7 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
   owned_ = Vector<ExecSpace>("kfvm::DistributedSystem::owned", n);
   forEachIndex("kfvm::DistributedSystem::ownedMask", ExecSpace(), n,
                Details::OwnedMask<ExecSpace>{halo_.layout(), owned_});
+  Details::splitOwnedRows(halo_.layout(), innerRows_, edgeRows_);
   rhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::rhs", n);
   r_ = Vector<ExecSpace>("kfvm::DistributedSystem::r", n);
   z_ = Vector<ExecSpace>("kfvm::DistributedSystem::z", n);
@@ -162,6 +209,21 @@ double DistributedSystem<ExecSpace>::localDot(const Vector<ExecSpace>& a,
 }
 
 template <class ExecSpace>
+void DistributedSystem<ExecSpace>::applyOverlapped(const Vector<ExecSpace>& x,
+                                                   const Vector<ExecSpace>& y) {
+  const auto& A = assembler_->matrix();
+  const auto rows = [&](const DeviceView<Ordinal*, ExecSpace>& list, const char* label) {
+    forEachIndex(label, ExecSpace(), Ordinal(list.extent(0)),
+                 Details::RowsProduct<ExecSpace>{list, A.rowOffsets(), A.columns(),
+                                                 A.values(), x, y});
+  };
+  halo_.startFaces(x);
+  rows(innerRows_, "kfvm::DistributedSystem::innerRows");
+  halo_.finishFaces(x);
+  rows(edgeRows_, "kfvm::DistributedSystem::edgeRows");
+}
+
+template <class ExecSpace>
 void DistributedSystem<ExecSpace>::precondition(const Vector<ExecSpace>& from,
                                                 const Vector<ExecSpace>& to) const {
   forEachIndex(
@@ -207,14 +269,12 @@ template <class ExecSpace>
 void DistributedSystem<ExecSpace>::conjugateGradient(const Vector<ExecSpace>& x,
                                                      double target,
                                                      SolverReport& report) {
-  const auto& A = assembler_->matrix();
   precondition(r_, z_);
   double rz = localDot(r_, z_);
   sumOverRanks(&rz, 1);
   Blas::copy(z_, p_);
   while (!report.converged && report.iterations < maxIterations_) {
-    halo_.exchange(p_);
-    multiply(A, p_, q_);
+    applyOverlapped(p_, q_);
     const double pq = dot(p_, q_);
     if (!(pq > 0)) {
       report.reason = "breakdown: p.Ap = " + std::to_string(pq) +
@@ -239,7 +299,6 @@ void DistributedSystem<ExecSpace>::conjugateGradient(const Vector<ExecSpace>& x,
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::biCGStab(const Vector<ExecSpace>& x, double target,
                                             SolverReport& report) {
-  const auto& A = assembler_->matrix();
   Blas::copy(r_, rHat_);
   Blas::fill(p_, Real(0));  // p = v = 0
   Blas::fill(q_, Real(0));
@@ -257,14 +316,12 @@ void DistributedSystem<ExecSpace>::biCGStab(const Vector<ExecSpace>& x, double t
     Blas::axpby(Real(-omega), q_, Real(1), p_);  // p = r + beta (p - omega v)
     Blas::axpby(Real(1), r_, Real(beta), p_);
     precondition(p_, y_);
-    halo_.exchange(y_);
-    multiply(A, y_, q_);  // v = A y
+    applyOverlapped(y_, q_);  // v = A y
     alpha = rho / dot(rHat_, q_);
     Blas::copy(r_, s_);  // s = r - alpha v
     Blas::axpby(Real(-alpha), q_, Real(1), s_);
     precondition(s_, z_);
-    halo_.exchange(z_);
-    multiply(A, z_, t_);  // t = A z
+    applyOverlapped(z_, t_);  // t = A z
     double ts[2] = {localDot(t_, s_), localDot(t_, t_)};
     sumOverRanks(ts, 2);
     omega = ts[1] > 0 ? ts[0] / ts[1] : 0;

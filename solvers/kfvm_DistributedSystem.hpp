@@ -60,6 +60,8 @@ class DistributedSystem {
   void conjugateGradient(const Vector<ExecSpace>& x, double target, SolverReport& report);
   void biCGStab(const Vector<ExecSpace>& x, double target, SolverReport& report);
   double localDot(const Vector<ExecSpace>& a, const Vector<ExecSpace>& b) const;
+  /// y = A x on owned rows, the face exchange of x overlapping the inner rows.
+  void applyOverlapped(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y);
   void precondition(const Vector<ExecSpace>& from, const Vector<ExecSpace>& to) const;
   void sumOverRanks(double* values, int count) const;
 
@@ -69,6 +71,8 @@ class DistributedSystem {
   Mesh<ExecSpace> mesh_;
   std::unique_ptr<Assembler<ExecSpace>> assembler_;
   Vector<ExecSpace> owned_;  // 1 on owned cells, 0 on ghosts
+  // Owned cells with no ghost neighbour, and those next to a ghost.
+  DeviceView<Ordinal*, ExecSpace> innerRows_, edgeRows_;
   Vector<ExecSpace> rhs_, r_, z_, p_, q_, rHat_, y_, s_, t_;
   std::string solver_ = "cg";
   double tolerance_ = 1e-10;

@@ -16,8 +16,10 @@ namespace {
 
 using Space = TestExecSpace;
 
-/// Owned cells hold 1 + their global id, ghosts -1; exchange; check every cell.
-void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode) {
+/// Owned cells hold 1 + their global id, ghosts -1; exchange (all ghosts, or faces
+/// only); check every cell: edge and corner ghosts stay -1 after a faces-only exchange.
+void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode,
+                   bool facesOnly = false) {
   HaloExchange<Space> halo(decomposition, MPI_COMM_WORLD, mode);
   const GhostedBlock& layout = halo.layout();
   const auto block = decomposition.block(halo.rank());
@@ -35,7 +37,12 @@ void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode) {
   auto host = Kokkos::create_mirror_view(field);
   for (std::size_t c = 0; c < values.size(); ++c) host(c) = values[c];
   Kokkos::deep_copy(field, host);
-  halo.exchange(field);
+  if (facesOnly) {
+    halo.startFaces(field);
+    halo.finishFaces(field);
+  } else {
+    halo.exchange(field);
+  }
   Kokkos::deep_copy(host, field);
   Ordinal checked = 0;
   for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
@@ -47,7 +54,11 @@ void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode) {
         EXPECT_EQ(layout.isOwned(layout.index(i, j, k)),
                   i >= 0 && i < layout.owned[0] && j >= 0 && j < layout.owned[1] &&
                       k >= 0 && k < layout.owned[2]);
-        const double expected = double(1 + globalId(g[0], g[1], g[2]));
+        const int outside = (i < 0 || i >= layout.owned[0]) +
+                            (j < 0 || j >= layout.owned[1]) +
+                            (k < 0 || k >= layout.owned[2]);
+        const double expected =
+            facesOnly && outside > 1 ? -1.0 : double(1 + globalId(g[0], g[1], g[2]));
         ASSERT_EQ(double(host(std::size_t(layout.index(i, j, k)))), expected)
             << "rank " << halo.rank() << ", local (" << i << ", " << j << ", " << k
             << ")";
@@ -66,6 +77,15 @@ TEST(HaloExchange, FillsFacesEdgesAndCornersIn3D) {
         mode);
     if (worldSize() == 4)
       checkExchange(Decomposition::withProcessGrid(3, {7, 5, 6}, 4, {2, 2, 1}), mode);
+  }
+}
+
+TEST(HaloExchange, FacesOnlyFillsFaceGhostsAndLeavesEdgesAndCorners) {
+  for (const GpuAwareMpi mode : {GpuAwareMpi::Auto, GpuAwareMpi::Off}) {
+    checkExchange(Decomposition::balanced(3, {7, 5, 6}, worldSize()), mode, true);
+    if (worldSize() == 4)
+      checkExchange(Decomposition::withProcessGrid(3, {7, 5, 6}, 4, {2, 2, 1}), mode,
+                    true);
   }
 }
 

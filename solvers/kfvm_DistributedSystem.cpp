@@ -181,9 +181,7 @@ void DistributedSystem<ExecSpace>::sumOverRanks(double* values, int count) const
 template <class ExecSpace>
 double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
                                          const Vector<ExecSpace>& y) const {
-  double sum = double(sumOverIndex("kfvm::DistributedSystem::dot", ExecSpace(),
-                                   Ordinal(x.extent(0)),
-                                   Details::WeightedDot<ExecSpace>{owned_, x, y}));
+  double sum = localDot(x, y);
   sumOverRanks(&sum, 1);
   return sum;
 }

@@ -5,16 +5,19 @@
 set(KFVM_TEST_OPENMP_THREADS 2 CACHE STRING "OpenMP threads of each OpenMP test")
 
 # kfvm_test_threads(<test> <threads per process> [<processes>]): OMP_NUM_THREADS for the
-# test and PROCESSORS = threads x processes. Without OpenMP in Kokkos, only PROCESSORS.
+# test and PROCESSORS = threads x processes. Without OpenMP in Kokkos each process is one
+# thread, and only PROCESSORS = processes is set.
 function(kfvm_test_threads test threads)
   set(processes 1)
   if(ARGC GREATER 2)
     set(processes ${ARGV2})
   endif()
-  math(EXPR processors "${threads} * ${processes}")
-  set_tests_properties(${test} PROPERTIES PROCESSORS ${processors})
   if("OpenMP" IN_LIST KFVM_BACKENDS)
     set_tests_properties(${test} PROPERTIES
                          ENVIRONMENT "OMP_NUM_THREADS=${threads};OMP_PROC_BIND=false")
+  else()
+    set(threads 1)
   endif()
+  math(EXPR processors "${threads} * ${processes}")
+  set_tests_properties(${test} PROPERTIES PROCESSORS ${processors})
 endfunction()

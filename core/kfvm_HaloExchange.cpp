@@ -116,6 +116,8 @@ HaloExchange<ExecSpace>::HaloExchange(const Decomposition& decomposition, MPI_Co
     for (int side = 0; side < 2; ++side) {
       if (decomposition.neighbour(rank_, a, side) < 0) continue;
       const Ordinal n = Details::HaloSlab(layout_, a, side, false).size();
+      faceBytes_ += std::size_t(Details::HaloSlab(layout_, a, side, false, true).size()) *
+                    sizeof(Real);
       const std::string where = std::to_string(a) + (side == 0 ? "lower" : "upper");
       send_[a][side] = Vector<ExecSpace>("kfvm::HaloExchange::send" + where, n);
       receive_[a][side] = Vector<ExecSpace>("kfvm::HaloExchange::receive" + where, n);

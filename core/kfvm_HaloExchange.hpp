@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstddef>
 
 namespace kfvm {
 
@@ -74,12 +75,15 @@ class HaloExchange {
   /// True when messages go to MPI from ExecSpace's memory directly (host memory, or
   /// GPU-aware MPI).
   bool direct() const { return direct_; }
+  /// Bytes this rank sends in one startFaces() (its face slabs to every neighbour).
+  std::size_t faceBytes() const { return faceBytes_; }
 
  private:
   Decomposition decomposition_;
   MPI_Comm comm_;
   int rank_ = 0;
   bool direct_ = true;
+  std::size_t faceBytes_ = 0;
   double seconds_ = 0;
   long long calls_ = 0;
   MPI_Request requests_[12];

@@ -29,6 +29,9 @@ using Space = Kokkos::DefaultExecutionSpace;
 struct Run {
   double stepSeconds = 0, haloSeconds = 0;
   int iterations = 0;
+  long long exchanges = 0;  // halo exchanges in the median step
+  double faceBytes = 0;     // bytes one exchange sends, the largest over the ranks
+  bool direct = true;       // GPU-aware MPI (or host memory): no host staging
 };
 
 Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomposition,
@@ -46,9 +49,11 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
   CellField<Space> phi(system.localMesh(), "phi");
   const double h = 1.0 / grid.cells(0);
   std::vector<double> times, halo;
+  std::vector<long long> exchanges;
   Run run;
   for (int step = 0; step <= steps; ++step) {  // step 0 warms up
     const double haloBefore = system.halo().seconds();
+    const long long callsBefore = system.halo().calls();
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
     const auto report = system.step(phi, kfvm::Real(h * h * 10));
@@ -64,12 +69,19 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
     if (step == 0) continue;
     times.push_back(seconds);
     halo.push_back(system.halo().seconds() - haloBefore);
+    exchanges.push_back(system.halo().calls() - callsBefore);
     run.iterations = report.iterations;
   }
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   std::nth_element(halo.begin(), halo.begin() + halo.size() / 2, halo.end());
+  std::nth_element(exchanges.begin(), exchanges.begin() + exchanges.size() / 2,
+                   exchanges.end());
   run.stepSeconds = times[times.size() / 2];
   run.haloSeconds = halo[halo.size() / 2];
+  run.exchanges = exchanges[exchanges.size() / 2];
+  run.direct = system.halo().direct();
+  double bytes = double(system.halo().faceBytes());
+  MPI_Allreduce(&bytes, &run.faceBytes, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return run;
 }
 
@@ -119,10 +131,12 @@ int main(int argc, char* argv[]) {
     if (rank == 0) {
       std::printf(
           "kfvm-mpi-bench %s, %s: %d ranks (%d x %d x %d), %d x %d x %d cells: step %.2f "
-          "ms, %d CG iterations, halo exchange %.2f ms (%.0f%%)\n",
+          "ms, %d CG iterations, halo exchange %.2f ms (%.0f%%): %lld exchanges of %.3g "
+          "MB a rank, %s\n",
           KFVM_GIT_REVISION, Space::name(), ranks, p[0], p[1], p[2], cells[0], cells[1],
           cells[2], run.stepSeconds * 1e3, run.iterations, run.haloSeconds * 1e3,
-          100 * run.haloSeconds / run.stepSeconds);
+          100 * run.haloSeconds / run.stepSeconds, run.exchanges, run.faceBytes / 1e6,
+          run.direct ? "direct" : "staged through host memory");
       if (!json.empty())
         std::ofstream(json, std::ios::app)
             << "{\"revision\": \"" << KFVM_GIT_REVISION << "\", \"backend\": \""
@@ -130,7 +144,10 @@ int main(int argc, char* argv[]) {
             << ", " << p[1] << ", " << p[2] << "], \"cells\": [" << cells[0] << ", "
             << cells[1] << ", " << cells[2] << "], \"step_seconds\": " << run.stepSeconds
             << ", \"halo_seconds\": " << run.haloSeconds
-            << ", \"iterations\": " << run.iterations << "}\n";
+            << ", \"iterations\": " << run.iterations
+            << ", \"exchanges\": " << run.exchanges
+            << ", \"face_bytes\": " << run.faceBytes
+            << ", \"direct\": " << (run.direct ? "true" : "false") << "}\n";
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kfvm-mpi-bench: rank %d: %s\n", rank, error.what());

@@ -44,7 +44,7 @@ void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode,
     halo.exchange(field);
   }
   Kokkos::deep_copy(host, field);
-  Ordinal checked = 0;
+  Ordinal checked = 0, faceGhosts = 0;
   for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
     for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
       for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i) {
@@ -57,6 +57,7 @@ void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode,
         const int outside = (i < 0 || i >= layout.owned[0]) +
                             (j < 0 || j >= layout.owned[1]) +
                             (k < 0 || k >= layout.owned[2]);
+        faceGhosts += outside == 1;
         const double expected =
             facesOnly && outside > 1 ? -1.0 : double(1 + globalId(g[0], g[1], g[2]));
         ASSERT_EQ(double(host(std::size_t(layout.index(i, j, k)))), expected)
@@ -66,6 +67,8 @@ void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode,
       }
   // Every cell of the ghosted block was checked, edge and corner ghosts among them.
   EXPECT_EQ(checked, layout.size());
+  // A face slab sent matches the face ghosts received from that neighbour.
+  EXPECT_EQ(halo.faceBytes(), std::size_t(faceGhosts) * sizeof(Real));
 }
 
 TEST(HaloExchange, FillsFacesEdgesAndCornersIn3D) {

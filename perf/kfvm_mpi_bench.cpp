@@ -2,11 +2,18 @@
 // Jacobi-CG to rtol 1e-8), for strong and weak scaling. Run it under mpirun:
 //
 //   mpirun -np 2 kfvm-mpi-bench --cells 128,128,128 --steps 5
+//   mpirun -np 2 kfvm-mpi-bench --solver belos:cg --preconditioner muelu  (Trilinos)
 //
-// Prints, on rank 0: ranks, process grid, cells, the median step time, CG iterations,
-// and the halo-exchange time per step (fenced: packing, messages, unpacking), apart
-// from the rest; --json appends the same as one JSON object per line.
+// Prints, on rank 0: ranks, process grid, cells, the median step time, solver
+// iterations, and kfvm's halo-exchange time per step (fenced: packing, messages,
+// unpacking), apart from the rest; --json appends the same as one JSON object per line.
+// A Trilinos solver makes its own exchanges (Tpetra imports), inside the step time.
+#include <kfvm_Config.hpp>
 #include <kfvm_DistributedSystem.hpp>
+#include <kfvm_Error.hpp>
+#ifdef KFVM_HAVE_TRILINOS
+#include <kfvm_TrilinosSolver.hpp>
+#endif
 
 #include <mpi.h>
 #include <CLI/CLI.hpp>
@@ -34,8 +41,13 @@ struct Run {
   bool direct = true;       // GPU-aware MPI (or host memory): no host staging
 };
 
+/// "cg" or "bicgstab" (kfvm's own), or a Trilinos solver name with a preconditioner.
+struct SolverChoice {
+  std::string name = "cg", preconditioner;
+};
+
 Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomposition,
-              int steps) {
+              int steps, const SolverChoice& solver) {
   using namespace kfvm;
   DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD);
   Equation<Space> equation(system.localMesh());
@@ -45,7 +57,20 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
       equation.boundary(patch,
                         BoundaryCondition::dirichlet(patch == Patch::Left ? 1 : 0));
   system.setEquation(equation);
-  system.setSolver("cg", 1e-8, 100000);
+  if (solver.name == "cg" || solver.name == "bicgstab") {
+    system.setSolver(solver.name, 1e-8, 100000);
+  } else {
+#ifdef KFVM_HAVE_TRILINOS
+    kfvm::Parameters parameters{{"tolerance", "1e-8"}, {"max_iterations", "100000"}};
+    if (!solver.preconditioner.empty())
+      parameters.set("preconditioner", solver.preconditioner);
+    system.setSolver(kfvm::makeTrilinosSolver<Space>(
+        solver.name, parameters, MPI_COMM_WORLD, system.ownedGlobalIds(),
+        system.columnGlobalIds()));
+#else
+    kfvm::fail("solver '", solver.name, "': this kfvm is built without Trilinos");
+#endif
+  }
   CellField<Space> phi(system.localMesh(), "phi");
   const double h = 1.0 / grid.cells(0);
   std::vector<double> times, halo;
@@ -93,6 +118,7 @@ int main(int argc, char* argv[]) {
   std::vector<int> processGrid;
   int steps = 5;
   std::string json;
+  SolverChoice solver;
   CLI::App app{"kfvm-mpi-bench: one implicit diffusion step across MPI ranks"};
   app.add_option("--cells", cells, "global cells per axis (3)")
       ->expected(3)
@@ -102,6 +128,10 @@ int main(int argc, char* argv[]) {
       ->delimiter(',');
   app.add_option("--steps", steps, "timed steps (median reported)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--solver", solver.name,
+                 "cg, bicgstab, or a Trilinos solver (belos:cg, belos:gmres...)");
+  app.add_option("--preconditioner", solver.preconditioner,
+                 "the Trilinos solver's preconditioner (muelu, ifpack2:relaxation...)");
   app.add_option("--json", json,
                  "append the result to this file (one JSON object a line)");
   try {
@@ -126,23 +156,28 @@ int main(int argc, char* argv[]) {
             ? kfvm::Decomposition::balanced(3, counts, ranks)
             : kfvm::Decomposition::withProcessGrid(
                   3, counts, ranks, {processGrid[0], processGrid[1], processGrid[2]});
-    const Run run = benchmark(grid, decomposition, steps);
+    const Run run = benchmark(grid, decomposition, steps, solver);
     const auto p = decomposition.processGrid();
     if (rank == 0) {
       std::printf(
-          "kfvm-mpi-bench %s, %s: %d ranks (%d x %d x %d), %d x %d x %d cells: step %.2f "
-          "ms, %d CG iterations, halo exchange %.2f ms (%.0f%%): %lld exchanges of %.3g "
+          "kfvm-mpi-bench %s, %s, %s%s%s: %d ranks (%d x %d x %d), %d x %d x %d cells: "
+          "step %.2f ms, %d iterations, halo exchange %.2f ms (%.0f%%): %lld exchanges "
+          "of %.3g "
           "MB a rank, %s\n",
-          KFVM_GIT_REVISION, Space::name(), ranks, p[0], p[1], p[2], cells[0], cells[1],
-          cells[2], run.stepSeconds * 1e3, run.iterations, run.haloSeconds * 1e3,
-          100 * run.haloSeconds / run.stepSeconds, run.exchanges, run.faceBytes / 1e6,
+          KFVM_GIT_REVISION, Space::name(), solver.name.c_str(),
+          solver.preconditioner.empty() ? "" : "+", solver.preconditioner.c_str(), ranks,
+          p[0], p[1], p[2], cells[0], cells[1], cells[2], run.stepSeconds * 1e3,
+          run.iterations, run.haloSeconds * 1e3, 100 * run.haloSeconds / run.stepSeconds,
+          run.exchanges, run.faceBytes / 1e6,
           run.direct ? "direct" : "staged through host memory");
       if (!json.empty())
         std::ofstream(json, std::ios::app)
             << "{\"revision\": \"" << KFVM_GIT_REVISION << "\", \"backend\": \""
-            << Space::name() << "\", \"ranks\": " << ranks << ", \"grid\": [" << p[0]
-            << ", " << p[1] << ", " << p[2] << "], \"cells\": [" << cells[0] << ", "
-            << cells[1] << ", " << cells[2] << "], \"step_seconds\": " << run.stepSeconds
+            << Space::name() << "\", \"solver\": \"" << solver.name
+            << (solver.preconditioner.empty() ? "" : "+" + solver.preconditioner)
+            << "\", \"ranks\": " << ranks << ", \"grid\": [" << p[0] << ", " << p[1]
+            << ", " << p[2] << "], \"cells\": [" << cells[0] << ", " << cells[1] << ", "
+            << cells[2] << "], \"step_seconds\": " << run.stepSeconds
             << ", \"halo_seconds\": " << run.haloSeconds
             << ", \"iterations\": " << run.iterations
             << ", \"exchanges\": " << run.exchanges

@@ -4,7 +4,9 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace kfvm {
@@ -67,6 +69,48 @@ struct RowsProduct {
   }
 };
 
+/// The owned rows' values: entry e is entry sources(e) of the local matrix.
+template <class ExecSpace>
+struct CopyOwnedEntries {
+  DeviceView<const Offset*, ExecSpace> sources;
+  DeviceView<const Real*, ExecSpace> all;
+  DeviceView<Real*, ExecSpace> owned;
+  KOKKOS_FUNCTION void operator()(Ordinal e) const { owned(e) = all(sources(e)); }
+};
+
+/// to(r) = from(cells(r)) when gathering owned entries, to(cells(r)) = from(r) otherwise.
+template <class ExecSpace>
+struct OwnedEntries {
+  DeviceView<const Ordinal*, ExecSpace> cells;
+  Vector<ExecSpace> from, to;
+  bool gather;
+  KOKKOS_FUNCTION void operator()(Ordinal r) const {
+    if (gather)
+      to(r) = from(cells(r));
+    else
+      to(cells(r)) = from(r);
+  }
+};
+
+template <class T, class ExecSpace>
+DeviceView<T*, ExecSpace> toDevice(const std::vector<T>& host, const std::string& label) {
+  DeviceView<T*, ExecSpace> view(label, host.size());
+  Kokkos::deep_copy(
+      view,
+      Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          host.data(), host.size()));
+  return view;
+}
+
+/// Local indices of the owned cells of a ghosted block, x fastest.
+std::vector<Ordinal> ownedCells(const GhostedBlock& layout) {
+  std::vector<Ordinal> cells;
+  for (int k = 0; k < layout.owned[2]; ++k)
+    for (int j = 0; j < layout.owned[1]; ++j)
+      for (int i = 0; i < layout.owned[0]; ++i) cells.push_back(layout.index(i, j, k));
+  return cells;
+}
+
 /// The owned cells of a ghosted block, split into those with no ghost among their face
 /// neighbours and those with one.
 template <class ExecSpace>
@@ -84,16 +128,8 @@ void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>&
                                  (k == layout.owned[2] - 1 && layout.upper[2]);
         (nextToGhost ? edgeCells : innerCells).push_back(layout.index(i, j, k));
       }
-  const auto toDevice = [](const std::vector<Ordinal>& cells, const char* label) {
-    DeviceView<Ordinal*, ExecSpace> view(std::string(label), cells.size());
-    const Kokkos::View<const Ordinal*, Kokkos::HostSpace,
-                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>
-        host(cells.data(), cells.size());
-    Kokkos::deep_copy(view, host);
-    return view;
-  };
-  inner = toDevice(innerCells, "kfvm::DistributedSystem::innerRows");
-  edge = toDevice(edgeCells, "kfvm::DistributedSystem::edgeRows");
+  inner = toDevice<Ordinal, ExecSpace>(innerCells, "kfvm::DistributedSystem::innerRows");
+  edge = toDevice<Ordinal, ExecSpace>(edgeCells, "kfvm::DistributedSystem::edgeRows");
 }
 
 }  // namespace Details
@@ -117,6 +153,11 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
   forEachIndex("kfvm::DistributedSystem::ownedMask", ExecSpace(), n,
                Details::OwnedMask<ExecSpace>{halo_.layout(), owned_});
   Details::splitOwnedRows(halo_.layout(), innerRows_, edgeRows_);
+  ownedCells_ = Details::toDevice<Ordinal, ExecSpace>(
+      Details::ownedCells(halo_.layout()), "kfvm::DistributedSystem::ownedCells");
+  const Ordinal owned = Ordinal(ownedCells_.extent(0));
+  ownedRhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedRhs", owned);
+  ownedX_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedX", owned);
   rhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::rhs", n);
   r_ = Vector<ExecSpace>("kfvm::DistributedSystem::r", n);
   z_ = Vector<ExecSpace>("kfvm::DistributedSystem::z", n);
@@ -147,6 +188,87 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
           "distributed system: nonlinear terms (sweeps) and the fourth-order term reach "
           "two cells away and need a second ghost layer, which is not there yet");
   assembler_ = std::make_unique<Assembler<ExecSpace>>(equation);
+  // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
+  // owned cells first, in row order, then ghosts (what Tpetra and Ifpack2 expect of a
+  // column map), and sorted again within each row.
+  const auto& A = assembler_->matrix();
+  const auto offsets =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.rowOffsets());
+  const auto columns =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.columns());
+  const std::vector<Ordinal> owned = Details::ownedCells(halo_.layout());
+  columnCells_ = owned;
+  for (Ordinal cell = 0; cell < mesh_.numCells(); ++cell)
+    if (!halo_.layout().isOwned(cell)) columnCells_.push_back(cell);
+  std::vector<Ordinal> columnOf(columnCells_.size());
+  for (std::size_t c = 0; c < columnCells_.size(); ++c)
+    columnOf[std::size_t(columnCells_[c])] = Ordinal(c);
+  std::vector<Offset> ownedOffsets = {0}, sources;
+  std::vector<Ordinal> ownedColumns;
+  std::vector<std::pair<Ordinal, Offset>> row;
+  for (const Ordinal cell : owned) {
+    row.clear();
+    for (Offset e = offsets(cell); e < offsets(cell + 1); ++e)
+      row.emplace_back(columnOf[std::size_t(columns(e))], e);
+    std::sort(row.begin(), row.end());
+    for (const auto& [column, source] : row) {
+      ownedColumns.push_back(column);
+      sources.push_back(source);
+    }
+    ownedOffsets.push_back(ownedColumns.size());
+  }
+  ownedRows_ = CrsMatrix<ExecSpace>(
+      "kfvm::DistributedSystem::ownedRows", Ordinal(owned.size()), mesh_.numCells(),
+      Details::toDevice<Offset, ExecSpace>(ownedOffsets,
+                                           "kfvm::DistributedSystem::ownedOffsets"),
+      Details::toDevice<Ordinal, ExecSpace>(ownedColumns,
+                                            "kfvm::DistributedSystem::ownedColumns"));
+  entrySources_ = Details::toDevice<Offset, ExecSpace>(
+      sources, "kfvm::DistributedSystem::entrySources");
+}
+
+template <class ExecSpace>
+const CrsMatrix<ExecSpace>& DistributedSystem<ExecSpace>::ownedRows() {
+  require(assembler_ != nullptr, "distributed system: setEquation() first");
+  const auto& A = assembler_->matrix();
+  forEachIndex("kfvm::DistributedSystem::ownedRowValues", ExecSpace(),
+               Ordinal(entrySources_.extent(0)),
+               Details::CopyOwnedEntries<ExecSpace>{entrySources_, A.values(),
+                                                    ownedRows_.values()});
+  return ownedRows_;
+}
+
+template <class ExecSpace>
+std::vector<long long> DistributedSystem<ExecSpace>::localGlobalIds() const {
+  const GhostedBlock& layout = halo_.layout();
+  const auto first = decomposition_.block(halo_.rank()).first;
+  const auto& cells = decomposition_.cells();
+  std::vector<long long> ids(std::size_t(layout.size()));
+  for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
+    for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
+      for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i)
+        ids[std::size_t(layout.index(i, j, k))] =
+            (first[0] + i) +
+            (long long)cells[0] * ((first[1] + j) + (long long)cells[1] * (first[2] + k));
+  return ids;
+}
+
+template <class ExecSpace>
+std::vector<long long> DistributedSystem<ExecSpace>::columnGlobalIds() const {
+  require(assembler_ != nullptr, "distributed system: setEquation() first");
+  const auto all = localGlobalIds();
+  std::vector<long long> ids;
+  for (const Ordinal cell : columnCells_) ids.push_back(all[std::size_t(cell)]);
+  return ids;
+}
+
+template <class ExecSpace>
+std::vector<long long> DistributedSystem<ExecSpace>::ownedGlobalIds() const {
+  const auto all = localGlobalIds();
+  std::vector<long long> ids;
+  for (const Ordinal cell : Details::ownedCells(halo_.layout()))
+    ids.push_back(all[std::size_t(cell)]);
+  return ids;
 }
 
 template <class ExecSpace>
@@ -162,12 +284,38 @@ void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tol
     t_ = Vector<ExecSpace>("kfvm::DistributedSystem::t", n);
   }
   solver_ = name;
+  external_.reset();
   require(tolerance > 0 && tolerance < 1,
           "distributed system: tolerance must be in (0, 1), got ", tolerance);
   require(maxIterations >= 1, "distributed system: maxIterations must be >= 1, got ",
           maxIterations);
   tolerance_ = tolerance;
   maxIterations_ = maxIterations;
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setSolver(
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(solver != nullptr, "distributed system: the solver is null");
+  external_ = std::move(solver);
+}
+
+template <class ExecSpace>
+SolverReport DistributedSystem<ExecSpace>::solveWithExternal(const Vector<ExecSpace>& x) {
+  const Ordinal owned = Ordinal(ownedCells_.extent(0));
+  const auto entries = [&](const Vector<ExecSpace>& from, const Vector<ExecSpace>& to,
+                           bool gather) {
+    forEachIndex(gather ? "kfvm::DistributedSystem::gatherOwned"
+                        : "kfvm::DistributedSystem::scatterOwned",
+                 ExecSpace(), owned,
+                 Details::OwnedEntries<ExecSpace>{ownedCells_, from, to, gather});
+  };
+  entries(rhs_, ownedRhs_, true);
+  entries(x, ownedX_, true);
+  external_->setMatrix(ownedRows());  // the same structure: a refill after the first
+  SolverReport report = external_->solve(ownedRhs_, ownedX_);
+  entries(ownedX_, x, false);
+  return report;
 }
 
 template <class ExecSpace>
@@ -236,6 +384,11 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
   const Vector<ExecSpace> x = phi.values();
   halo_.exchange(x);
   assembler_->assemble(invDt, 1, phi, rhs_);
+  if (external_) {
+    SolverReport report = solveWithExternal(x);
+    halo_.exchange(x);
+    return report;
+  }
   multiply(assembler_->matrix(), x, q_);  // r = b - A x
   Blas::copy(rhs_, r_);
   Blas::axpby(Real(-1), q_, Real(1), r_);

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kfvm {
 
@@ -26,6 +27,11 @@ namespace kfvm {
 /// cell, ghosts included (they are functions of position, or come from an exchange).
 /// Nonlinear terms (sweeps) and the fourth-order term are refused, because they reach
 /// two cells away.
+///
+/// Another solver may take over (setSolver() with a LinearSolver, such as a Trilinos
+/// one): it is given ownedRows(), this rank's rows of the global matrix, and vectors of
+/// owned entries. ownedGlobalIds() and columnGlobalIds() number those rows and columns
+/// globally, with the native path's ownership.
 template <class ExecSpace>
 class DistributedSystem {
  public:
@@ -45,6 +51,22 @@ class DistributedSystem {
   /// "cg" or "bicgstab", the relative tolerance ||b - A x|| / ||b|| and the iteration
   /// limit (defaults "cg", 1e-10, 10000); throws kfvm::Error naming a bad value.
   void setSolver(const std::string& name, double tolerance, int maxIterations);
+  /// Solves with solver from now on, instead of the native path. It must take a matrix
+  /// of owned rows with ghost columns and make its own global reductions, as
+  /// makeTrilinosSolver(name, parameters, comm, ownedGlobalIds(), columnGlobalIds())
+  /// does.
+  void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
+
+  /// Global ids (x fastest over the global grid): of the owned cells, in the order of
+  /// ownedRows()' rows; of ownedRows()' columns (the owned cells in the same order, then
+  /// the ghost cells: a Tpetra row map and column map); of every cell of localMesh().
+  std::vector<long long> ownedGlobalIds() const;
+  std::vector<long long> columnGlobalIds() const;
+  std::vector<long long> localGlobalIds() const;
+  /// This rank's rows of the global matrix, as of the last assembly (columns sorted
+  /// within a row, numbered as columnGlobalIds() says). Needs setEquation(); values
+  /// refreshed on each call.
+  const CrsMatrix<ExecSpace>& ownedRows();
 
   /// One backward-Euler step of phi (a field on localMesh()), or the steady solve; on
   /// return, phi's owned and ghost cells hold the new values. A solve that does not
@@ -64,6 +86,7 @@ class DistributedSystem {
   void applyOverlapped(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y);
   void precondition(const Vector<ExecSpace>& from, const Vector<ExecSpace>& to) const;
   void sumOverRanks(double* values, int count) const;
+  SolverReport solveWithExternal(const Vector<ExecSpace>& x);
 
   Decomposition decomposition_;
   MPI_Comm comm_;
@@ -74,6 +97,14 @@ class DistributedSystem {
   // Owned cells with no ghost neighbour, and those next to a ghost.
   DeviceView<Ordinal*, ExecSpace> innerRows_, edgeRows_;
   Vector<ExecSpace> rhs_, r_, z_, p_, q_, rHat_, y_, s_, t_;
+  // Owned cells in row order; the local cell of each column of the owned rows; the
+  // owned rows, the local matrix's entry each entry comes from; owned-entry vectors.
+  DeviceView<Ordinal*, ExecSpace> ownedCells_;
+  std::vector<Ordinal> columnCells_;
+  CrsMatrix<ExecSpace> ownedRows_;
+  DeviceView<Offset*, ExecSpace> entrySources_;
+  Vector<ExecSpace> ownedRhs_, ownedX_;
+  std::unique_ptr<LinearSolver<ExecSpace>> external_;
   std::string solver_ = "cg";
   double tolerance_ = 1e-10;
   int maxIterations_ = 10000;

@@ -89,9 +89,13 @@ LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parame
 
 template <class ExecSpace>
 void LinearSolver<ExecSpace>::setMatrix(const CrsMatrix<ExecSpace>& matrix) {
-  require(matrix.numRows() > 0 && matrix.numRows() == matrix.numColumns(), "solver '",
-          name_, "' needs a square non-empty matrix, got ", matrix.numRows(), " x ",
-          matrix.numColumns());
+  require(matrix.numRows() > 0 &&
+              (matrix.numRows() == matrix.numColumns() ||
+               (takesGhostColumns() && matrix.numColumns() > matrix.numRows())),
+          "solver '", name_, "' needs a ",
+          takesGhostColumns() ? "non-empty matrix with at least as many columns as rows"
+                              : "square non-empty matrix",
+          ", got ", matrix.numRows(), " x ", matrix.numColumns());
   const bool structureChanged =
       setupSize_ != matrix.numRows() ||
       matrix.rowOffsets().data() != matrix_.rowOffsets().data() ||

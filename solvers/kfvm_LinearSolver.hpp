@@ -64,6 +64,10 @@ class LinearSolver {
   void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
   /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).
   double target(double normB) const;
+  /// True for a solver of the rows one MPI rank owns, whose columns also number ghost
+  /// cells (more columns than rows; a distributed Trilinos solver). Others need a square
+  /// matrix.
+  virtual bool takesGhostColumns() const { return false; }
   /// r = b - A x; returns ||r||_2.
   double residual(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
                   const Vector<ExecSpace>& r) const;

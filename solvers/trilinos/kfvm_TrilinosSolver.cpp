@@ -13,6 +13,9 @@
 #include <Ifpack2_Factory.hpp>
 #include <MueLu_CreateTpetraPreconditioner.hpp>
 #include <Teuchos_DefaultComm.hpp>
+#ifdef HAVE_TEUCHOS_MPI
+#include <Teuchos_DefaultMpiComm.hpp>
+#endif
 #include <Teuchos_XMLParameterListHelpers.hpp>
 #include <Tpetra_CrsMatrix.hpp>
 #include <Tpetra_MultiVector.hpp>
@@ -113,15 +116,46 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
       : LinearSolver<ExecSpace>(name, parameters, preconditionersFor(name)),
         belosName_(belosNames().at(name)),
         reuse_(parameters.getString("preconditioner_reuse", "none")) {
+    comm_ = defaultComm();
+    initialize(parameters);
+  }
+
+  /// The rows this rank of comm owns, with global row and column ids.
+  TrilinosSolver(const std::string& name, const Parameters& parameters, MPI_Comm comm,
+                 std::vector<long long> rowIds, std::vector<long long> columnIds)
+      : LinearSolver<ExecSpace>(name, parameters, preconditionersFor(name)),
+        belosName_(belosNames().at(name)),
+        reuse_(parameters.getString("preconditioner_reuse", "none")),
+        distributed_(true),
+        rowIds_(std::move(rowIds)),
+        columnIds_(std::move(columnIds)) {
+#ifdef HAVE_TEUCHOS_MPI
+    comm_ = Teuchos::rcp(new Teuchos::MpiComm<int>(comm));
+#else
+    (void)comm;
+    fail("solver '", name, "': this Trilinos is built without MPI");
+#endif
+    initialize(parameters);
+  }
+
+ private:
+  bool takesGhostColumns() const override {
+    return distributed_;
+  }
+
+  void initialize(const Parameters& parameters) {
     require(reuse_ == "none" || reuse_ == "RP" || reuse_ == "full",
             "preconditioner_reuse must be none, RP or full, got '", reuse_, "'");
     const std::string& prec = this->preconditionerName();
     require(reuse_ != "RP" || prec == "muelu",
             "preconditioner_reuse 'RP' needs preconditioner 'muelu', not '", prec, "'");
-    comm_ = defaultComm();
     buildParameterLists(parameters);
+    createBelos();
+  }
+
+  void createBelos() {
     if (!belosName_.empty()) {
-      translateErrors("Belos setup of '" + name + "'", [&] {
+      translateErrors("Belos setup of '" + this->name() + "'", [&] {
         Belos::SolverFactory<TpetraScalar, TpetraVectors, TpetraOperator> factory;
         belos_ = factory.create(belosName_, Teuchos::null);
         // Unknown parameter names are errors now, before any solve.
@@ -143,7 +177,6 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
     }
   }
 
- private:
   static std::vector<std::string> preconditionersFor(const std::string& name) {
     if (name == "amesos2:klu2") return {"none"};
     std::vector<std::string> list = {"ifpack2:relaxation", "ifpack2:ilut",
@@ -210,6 +243,19 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
                               parameters.getInt("chebyshev_degree", 2));
     }
     if (parameters.has("xml")) mergeXml(parameters.getString("xml", ""), lists);
+    // MueLu's default coarse solver is Amesos2's KLU2, which gave wrong answers with
+    // Debian's Trilinos 13.2 on more than one rank (CG with MueLu then stalled at 2
+    // ranks in TrilinosMpi.BelosWithMueLuOrIfpack2...): there the coarse level is
+    // smoothed instead, with symmetric Gauss-Seidel (symmetric, so CG still applies),
+    // unless "muelu.coarse: type" says otherwise.
+    if (prec == "muelu" && comm_->getSize() > 1 &&
+        !mueluParameters_->isParameter("coarse: type")) {
+      mueluParameters_->set("coarse: type", "RELAXATION");
+      auto& coarse = mueluParameters_->sublist("coarse: params");
+      if (!coarse.isParameter("relaxation: type"))
+        coarse.set("relaxation: type", "Symmetric Gauss-Seidel");
+      if (!coarse.isParameter("relaxation: sweeps")) coarse.set("relaxation: sweeps", 4);
+    }
   }
 
   void mergeXml(const std::string& path,
@@ -245,18 +291,47 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
   void buildMatrix() {
     const auto& A = this->matrix();
     const Ordinal rows = A.numRows();
-    require(A.numColumns() == rows,
-            "the Trilinos adapter needs the columns of the owned rows only (no ghost "
-            "columns before the MPI issue), got ",
-            A.numColumns(), " columns for ", rows, " rows");
-    // Rows owned by this process; global ids follow from the sizes on every process.
-    map_ = Teuchos::rcp(
-        new TpetraMap(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
-                      static_cast<size_t>(rows), 0, comm_));
     typename TpetraMatrix::local_matrix_device_type local(
-        "kfvm::TrilinosSolver::matrix", rows, rows, A.numEntries(), A.values(),
+        "kfvm::TrilinosSolver::matrix", rows, A.numColumns(), A.numEntries(), A.values(),
         A.rowOffsets(), A.columns());
-    matrix_ = Teuchos::rcp(new TpetraMatrix(map_, map_, local));
+    if (!distributed_) {
+      // Rows owned by this process, square; global ids follow from the sizes on every
+      // process.
+      map_ = Teuchos::rcp(
+          new TpetraMap(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                        static_cast<size_t>(rows), 0, comm_));
+      matrix_ = Teuchos::rcp(new TpetraMatrix(map_, map_, local));
+      return;
+    }
+    require(rowIds_.size() == std::size_t(rows) &&
+                columnIds_.size() == std::size_t(A.numColumns()),
+            "solver '", this->name(), "': the matrix is ", rows, " x ", A.numColumns(),
+            " but ", rowIds_.size(), " row ids and ", columnIds_.size(),
+            " column ids were given");
+    using GlobalId = TpetraMap::global_ordinal_type;
+    const auto mapOf = [&](const std::vector<long long>& ids) {
+      const std::vector<GlobalId> global(ids.begin(), ids.end());
+      return Teuchos::rcp(new TpetraMap(
+          Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+          Teuchos::ArrayView<const GlobalId>(global.data(), global.size()), 0, comm_));
+    };
+    map_ = mapOf(rowIds_);  // row, domain and range map: every row owned once
+    const auto columnMap = mapOf(columnIds_);
+    matrix_ = Teuchos::rcp(new TpetraMatrix(local, map_, columnMap, map_, map_));
+  }
+
+  /// ||b - A x|| over every rank, with Tpetra's product and norm.
+  double globalResidual(const TpetraVectors& B, const TpetraVectors& X) {
+    auto R = wrap<ExecSpace>(map_, residual_);
+    matrix_->apply(X, *R);
+    R->update(1.0, B, -1.0);
+    return globalNorm(*R);
+  }
+
+  static double globalNorm(const TpetraVectors& V) {
+    Teuchos::Array<typename TpetraVectors::mag_type> norm(1);
+    V.norm2(norm());
+    return double(norm[0]);
   }
 
   void buildPreconditionerOrFactorization() {
@@ -311,11 +386,16 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
 
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
-    const double normB = Blas::norm2(b);
-    const double target = this->target(normB);
-    const double initial = this->residual(b, x, residual_);
     auto X = wrap<ExecSpace>(map_, x);
     auto B = wrap<ExecSpace>(map_, b);
+    // Distributed rows: norms over every rank. Otherwise kfvm's own kernels (each
+    // process's rows are its own system, as in a block-diagonal global matrix).
+    const auto residualNow = [&] {
+      return distributed_ ? globalResidual(*B, *X) : this->residual(b, x, residual_);
+    };
+    const double normB = distributed_ ? globalNorm(*B) : Blas::norm2(b);
+    const double target = this->target(normB);
+    const double initial = residualNow();
     SolverReport report;
     report.solver = this->name();
     report.initialResidual = initial;
@@ -325,7 +405,7 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
         return 0;
       });
       Kokkos::fence();
-      report.finalResidual = this->residual(b, x, residual_);
+      report.finalResidual = residualNow();
       report.converged = std::isfinite(report.finalResidual);
       report.reason = Details::concatenate("direct solve (Amesos2 KLU2), residual ",
                                            report.finalResidual);
@@ -345,7 +425,7 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
     });
     Kokkos::fence();
     report.iterations = belos_->getNumIters();
-    report.finalResidual = this->residual(b, x, residual_);
+    report.finalResidual = residualNow();
     // Belos judges by its own (implicit) residual; kfvm reports the true one and agrees
     // with Belos only when that true residual also meets kfvm's target within 10%.
     const bool belosConverged = result == Belos::Converged;
@@ -370,6 +450,8 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
 
   std::string belosName_;
   std::string reuse_;
+  bool distributed_ = false;  // rows with global ids (rowIds_, columnIds_) over comm_
+  std::vector<long long> rowIds_, columnIds_;
   int belosMaxIterations_ = 0;
   Teuchos::RCP<const Teuchos::Comm<int>> comm_;
   Teuchos::RCP<Teuchos::ParameterList> belosParameters_ = Teuchos::parameterList("belos");
@@ -418,9 +500,31 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
   }
 }
 
-#define KFVM_INSTANTIATE_TRILINOS(Space)                                   \
-  template std::unique_ptr<LinearSolver<Space>> makeTrilinosSolver<Space>( \
-      const std::string&, const Parameters&);
+template <class ExecSpace>
+std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
+    const std::string& name, const Parameters& parameters, MPI_Comm comm,
+    std::vector<long long> rowIds, std::vector<long long> columnIds) {
+  require(isTrilinosSolverName(name), "unknown Trilinos solver '", name, "'");
+  using Device = typename Details::TpetraVectors::device_type;
+  if constexpr (std::is_same<typename ExecSpace::memory_space,
+                             typename Device::memory_space>::value &&
+                std::is_same<Real, Details::TpetraScalar>::value) {
+    return std::make_unique<Details::TrilinosSolver<ExecSpace>>(
+        name, parameters, comm, std::move(rowIds), std::move(columnIds));
+  } else {
+    (void)parameters, (void)comm, (void)rowIds, (void)columnIds;
+    fail("solver '", name, "': this Trilinos is built for ",
+         Device::execution_space::name(), " with double, not for ", ExecSpace::name(),
+         " with kfvm's real type");
+  }
+}
+
+#define KFVM_INSTANTIATE_TRILINOS(Space)                                       \
+  template std::unique_ptr<LinearSolver<Space>> makeTrilinosSolver<Space>(     \
+      const std::string&, const Parameters&);                                  \
+  template std::unique_ptr<LinearSolver<Space>> makeTrilinosSolver<Space>(     \
+      const std::string&, const Parameters&, MPI_Comm, std::vector<long long>, \
+      std::vector<long long>);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_TRILINOS)
 
 }  // namespace kfvm

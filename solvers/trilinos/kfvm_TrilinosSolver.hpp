@@ -6,6 +6,8 @@
 
 #include <kfvm_LinearSolver.hpp>
 
+#include <mpi.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +39,16 @@ bool isTrilinosSolverName(const std::string& name);
 template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(const std::string& name,
                                                             const Parameters& parameters);
+
+/// The same solver for the rows one MPI rank owns of a matrix distributed over comm's
+/// ranks (DistributedSystem::setSolver). rowIds: the global ids of this rank's rows (the
+/// Tpetra row, domain and range map); columnIds: those of its local matrix's columns,
+/// owned and ghost cells (the column map). Vectors hold this rank's entries in row
+/// order. Norms, residuals and Belos' reductions run over all ranks of comm.
+template <class ExecSpace>
+std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
+    const std::string& name, const Parameters& parameters, MPI_Comm comm,
+    std::vector<long long> rowIds, std::vector<long long> columnIds);
 
 }  // namespace kfvm
 

@@ -2,6 +2,7 @@
 // diffusion with a variable coefficient and mixed boundary conditions, with and without
 // upwind convection. Every rank also solves the whole problem alone, for reference.
 #include "../kfvm_TestSpace.hpp"
+#include "kfvm_DistributedProblem.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
 #include <kfvm_DistributedSystem.hpp>
@@ -17,31 +18,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-
-/// D = 1 + x y + z, phi0 = sin(2x) cos(y) + z, on every cell of mesh.
-void fillFields(const Mesh<Space>& mesh, CellField<Space>& D, CellField<Space>& phi) {
-  setFromCellCentres(
-      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) { return 1 + x * y + z; });
-  setFromCellCentres(
-      phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
-        return Compat::sin(2 * x) * Compat::cos(y) + z;
-      });
-}
-
-/// The problem's terms, and its conditions on the patches where onBoundary says so.
-template <class OnBoundary>
-void setUp(Equation<Space>& equation, const CellField<Space>& D, bool convect,
-           const OnBoundary& onBoundary) {
-  equation.transient(1.0).diffusion(D).source(0.3);
-  if (convect) equation.convection(0.5, -0.3, 0.2, ConvectionScheme::Upwind);
-  const std::pair<Patch, BoundaryCondition> conditions[] = {
-      {Patch::Left, BoundaryCondition::dirichlet(1.0)},
-      {Patch::Right, BoundaryCondition::dirichlet(0.0)},
-      {Patch::Bottom, BoundaryCondition::neumann(0.5)},
-      {Patch::Top, BoundaryCondition::robin(1.0, 1.0, 0.2)}};
-  for (const auto& [patch, condition] : conditions)
-    if (onBoundary(patch)) equation.boundary(patch, condition);
-}
 
 void checkAgainstOneProcess(const Decomposition& decomposition, bool convect) {
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);

@@ -14,34 +14,46 @@
 
 namespace kfvm {
 
-GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank)
+GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank, int width)
     : owned(decomposition.block(rank).count) {
+  require(width >= 1, "ghost layers: the width must be 1 or more, got ", width);
+  // Checked for every rank's block, so that every rank throws the same error.
+  for (int r = 0; r < decomposition.numRanks(); ++r)
+    for (int a = 0; a < 3; ++a) {
+      const int cells = decomposition.block(r).count[a];
+      require(decomposition.processGrid()[a] == 1 || cells >= width,
+              "ghost layers: rank ", r, "'s block has ", cells, " cells along axis ", a,
+              ", fewer than the ", width,
+              " ghost layers (use fewer ranks along that axis)");
+    }
   for (int a = 0; a < 3; ++a) {
-    lower[a] = decomposition.neighbour(rank, a, 0) >= 0 ? 1 : 0;
-    upper[a] = decomposition.neighbour(rank, a, 1) >= 0 ? 1 : 0;
+    lower[a] = decomposition.neighbour(rank, a, 0) >= 0 ? width : 0;
+    upper[a] = decomposition.neighbour(rank, a, 1) >= 0 ? width : 0;
     extent[a] = lower[a] + owned[a] + upper[a];
   }
 }
 
 namespace Details {
 
-/// The slab of phase `axis` on one side: one layer along axis (the owned layer next to
-/// the side when packing, the ghost layer beyond it when unpacking), and along the other
-/// axes the owned cells plus the ghosts of the axes exchanged before (b < axis).
+/// The slab of phase `axis` on one side: the ghost width's layers along axis (the
+/// owned layers next to the side when packing, the ghost layers beyond it when
+/// unpacking), and along the other axes the owned cells plus the ghosts of the axes
+/// exchanged before (b < axis).
 struct HaloSlab {
-  int axis, layer;
+  int axis;
   std::array<int, 3> begin, count;
 
   HaloSlab(const GhostedBlock& block, int axis, int side, bool ghostLayer,
            bool faceOnly = false)
       : axis(axis) {
     const int n = block.owned[axis];
-    layer = ghostLayer ? (side == 0 ? -1 : n) : (side == 0 ? 0 : n - 1);
+    const int width = side == 0 ? block.lower[axis] : block.upper[axis];
+    const int first = ghostLayer ? (side == 0 ? -width : n) : (side == 0 ? 0 : n - width);
     for (int b = 0; b < 3; ++b) {
       const bool withGhosts = b < axis && !faceOnly;
-      begin[b] = b == axis ? layer : (withGhosts ? -block.lower[b] : 0);
+      begin[b] = b == axis ? first : (withGhosts ? -block.lower[b] : 0);
       count[b] =
-          b == axis ? 1
+          b == axis ? width
                     : block.owned[b] + (withGhosts ? block.lower[b] + block.upper[b] : 0);
     }
   }
@@ -99,14 +111,14 @@ void check(int status, const char* what, int rank) {
 
 template <class ExecSpace>
 HaloExchange<ExecSpace>::HaloExchange(const Decomposition& decomposition, MPI_Comm comm,
-                                      GpuAwareMpi mode)
+                                      GpuAwareMpi mode, int ghostLayers)
     : decomposition_(decomposition), comm_(comm) {
   int size = 0;
   Details::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank", -1);
   Details::check(MPI_Comm_size(comm, &size), "MPI_Comm_size", rank_);
   require(size == decomposition.numRanks(), "halo exchange: the decomposition has ",
           decomposition.numRanks(), " ranks, the communicator ", size);
-  layout_ = GhostedBlock(decomposition, rank_);
+  layout_ = GhostedBlock(decomposition, rank_, ghostLayers);
   constexpr bool hostMemory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                  typename ExecSpace::memory_space>::accessible;

@@ -11,16 +11,19 @@
 
 namespace kfvm {
 
-/// One rank's block of a Decomposition with one layer of ghost cells on each side that
-/// has a neighbouring rank (none at the physical boundary: boundary conditions work
+/// One rank's block of a Decomposition with `width` layers of ghost cells on each side
+/// that has a neighbouring rank (none at the physical boundary: boundary conditions work
 /// through boundary faces). Local storage runs x fastest over extent = lower + owned +
-/// upper cells per axis. Owned cells have local indices 0 .. owned - 1, ghosts -1 (when
-/// lower is 1) and owned (when upper is 1).
+/// upper cells per axis. Owned cells have local indices 0 .. owned - 1, ghosts -lower ..
+/// -1 and owned .. owned + upper - 1. A 7-point stencil needs one layer; the fourth-order
+/// term and TVD convection reach two cells away and need two.
 struct GhostedBlock {
   std::array<int, 3> owned{1, 1, 1}, lower{0, 0, 0}, upper{0, 0, 0}, extent{1, 1, 1};
 
   GhostedBlock() = default;
-  GhostedBlock(const Decomposition& decomposition, int rank);
+  /// Throws kfvm::Error when width is not 1 or more, or when a block has fewer cells
+  /// than width along an axis split between ranks (its ghosts would span two ranks).
+  GhostedBlock(const Decomposition& decomposition, int rank, int width = 1);
   Ordinal size() const { return Ordinal(extent[0]) * extent[1] * extent[2]; }
   KOKKOS_INLINE_FUNCTION Ordinal index(int i, int j, int k) const {
     return (i + lower[0]) +
@@ -51,7 +54,7 @@ class HaloExchange {
   /// decomposition.numRanks() must be the size of comm; throws kfvm::Error naming both
   /// otherwise.
   HaloExchange(const Decomposition& decomposition, MPI_Comm comm,
-               GpuAwareMpi mode = GpuAwareMpi::Auto);
+               GpuAwareMpi mode = GpuAwareMpi::Auto, int ghostLayers = 1);
 
   /// field has layout().size() entries; throws kfvm::Error otherwise, or when MPI fails.
   void exchange(const Vector<ExecSpace>& field);

@@ -137,11 +137,14 @@ void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>&
 template <class ExecSpace>
 DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
                                                 const Decomposition& decomposition,
-                                                MPI_Comm comm, GpuAwareMpi mode)
+                                                MPI_Comm comm, GpuAwareMpi mode,
+                                                int ghostLayers)
     : decomposition_(decomposition),
       comm_(comm),
-      halo_(decomposition, comm, mode),
-      mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())) {
+      halo_(decomposition, comm, mode, ghostLayers),
+      ghostLayers_(ghostLayers),
+      mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())),
+      previous_(mesh_, "kfvm::DistributedSystem::previous") {
   require(grid.dimension() == decomposition.dimension() &&
               grid.cellCounts() == decomposition.cells(),
           "distributed system: the decomposition is of ", decomposition.cells()[0], " x ",
@@ -184,10 +187,15 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
             "distributed system: patch '", patchName(patch), "' of rank ", halo_.rank(),
             " faces another rank; only physical patches take boundary conditions");
   }
-  require(!equation.needsSweeps() && !equation.hasHigherOrder(),
-          "distributed system: nonlinear terms (sweeps) and the fourth-order term reach "
-          "two cells away and need a second ghost layer, which is not there yet");
+  const bool reachesTwoCells =
+      equation.hasHigherOrder() ||
+      (equation.hasConvection() && isTvd(equation.convectionScheme()));
+  require(!reachesTwoCells || ghostLayers_ >= 2,
+          "distributed system: TVD convection and the fourth-order term reach two cells "
+          "away; construct the system with 2 ghost layers, not ",
+          ghostLayers_);
   assembler_ = std::make_unique<Assembler<ExecSpace>>(equation);
+  fullExchange_ = equation.hasHigherOrder();
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
   // owned cells first, in row order, then ghosts (what Tpetra and Ifpack2 expect of a
   // column map), and sorted again within each row.
@@ -294,6 +302,17 @@ void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tol
 }
 
 template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setSweeps(int maxSweeps, double tolerance) {
+  require(maxSweeps >= 1, "distributed system: maxSweeps must be at least 1, got ",
+          maxSweeps);
+  require(std::isfinite(tolerance) && tolerance > 0,
+          "distributed system: sweep tolerance must be positive and finite, got ",
+          tolerance);
+  maxSweeps_ = maxSweeps;
+  sweepTolerance_ = tolerance;
+}
+
+template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setSolver(
     std::unique_ptr<LinearSolver<ExecSpace>> solver) {
   require(solver != nullptr, "distributed system: the solver is null");
@@ -363,6 +382,12 @@ void DistributedSystem<ExecSpace>::applyOverlapped(const Vector<ExecSpace>& x,
                  Details::RowsProduct<ExecSpace>{list, A.rowOffsets(), A.columns(),
                                                  A.values(), x, y});
   };
+  if (fullExchange_) {  // rows reach edge and corner ghosts: no overlap
+    halo_.exchange(x);
+    rows(innerRows_, "kfvm::DistributedSystem::innerRows");
+    rows(edgeRows_, "kfvm::DistributedSystem::edgeRows");
+    return;
+  }
   halo_.startFaces(x);
   rows(innerRows_, "kfvm::DistributedSystem::innerRows");
   halo_.finishFaces(x);
@@ -382,13 +407,57 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
   require(assembler_ != nullptr, "distributed system: setEquation() first");
   phi.requireOn(mesh_, "distributed unknown");
   const Vector<ExecSpace> x = phi.values();
+  const Equation<ExecSpace>& equation = assembler_->equation();
+  const bool sweeping = equation.needsSweeps();
   halo_.exchange(x);
-  assembler_->assemble(invDt, 1, phi, rhs_);
-  if (external_) {
-    SolverReport report = solveWithExternal(x);
+  Kokkos::deep_copy(ExecSpace(), previous_.values(), x);
+  SolverReport report;
+  int iterations = 0;
+  // As ImplicitStepper: each sweep evaluates the nonlinear parts at the latest phi
+  // (every ghost layer exchanged), assembles and solves.
+  for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
+    equation.updateNonlinear(phi);
+    assembler_->assemble(invDt, 1, previous_, phi, rhs_);
+    if (sweeping && sweep > 1) {
+      const double residual = sweepResidual(x);
+      if (residual <= sweepTolerance_) {
+        report.reason = "converged in " + std::to_string(sweep - 1) +
+                        " sweeps (sweep residual " + std::to_string(residual) + ")";
+        return report;
+      }
+    }
+    report = external_ ? solveWithExternal(x) : solveLinear(x);
     halo_.exchange(x);
-    return report;
+    iterations += report.iterations;
+    report.iterations = iterations;
+    if (!report.converged) return report;
   }
+  if (sweeping) {  // the last solve's result is not checked yet
+    equation.updateNonlinear(phi);
+    assembler_->assemble(invDt, 1, previous_, phi, rhs_);
+    const double residual = sweepResidual(x);
+    if (residual > sweepTolerance_) {
+      report.converged = false;
+      report.reason = "not converged: sweep residual " + std::to_string(residual) +
+                      " > " + std::to_string(sweepTolerance_) + " after " +
+                      std::to_string(maxSweeps_) + " sweeps";
+    }
+  }
+  return report;
+}
+
+template <class ExecSpace>
+double DistributedSystem<ExecSpace>::sweepResidual(const Vector<ExecSpace>& x) {
+  multiply(assembler_->matrix(), x, q_);  // every ghost of x is exchanged
+  Blas::copy(rhs_, r_);
+  Blas::axpby(Real(-1), q_, Real(1), r_);
+  double sums[2] = {localDot(r_, r_), localDot(rhs_, rhs_)};
+  sumOverRanks(sums, 2);
+  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
+}
+
+template <class ExecSpace>
+SolverReport DistributedSystem<ExecSpace>::solveLinear(const Vector<ExecSpace>& x) {
   multiply(assembler_->matrix(), x, q_);  // r = b - A x
   Blas::copy(rhs_, r_);
   Blas::axpby(Real(-1), q_, Real(1), r_);
@@ -406,7 +475,6 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
     else
       biCGStab(x, target, report);
   }
-  halo_.exchange(x);
   if (report.converged)
     report.reason = "converged";
   else if (report.reason.empty())

@@ -25,8 +25,10 @@ namespace kfvm {
 /// Boundary conditions go on the physical patches only (isPhysical()). A side facing
 /// another rank is not a boundary. Coefficient fields must be given on every local
 /// cell, ghosts included (they are functions of position, or come from an exchange).
-/// Nonlinear terms (sweeps) and the fourth-order term are refused, because they reach
-/// two cells away.
+/// Nonlinear terms are solved in sweeps (setSweeps()), each with every ghost layer
+/// exchanged first. TVD convection and the fourth-order term reach two cells away: they
+/// need a system made with two ghost layers. With the fourth-order term a product needs
+/// edge and corner ghosts too, so it exchanges them all first, without overlap.
 ///
 /// Another solver may take over (setSolver() with a LinearSolver, such as a Trilinos
 /// one): it is given ownedRows(), this rank's rows of the global matrix, and vectors of
@@ -36,8 +38,10 @@ template <class ExecSpace>
 class DistributedSystem {
  public:
   /// grid: the global grid; decomposition: its split over comm's ranks.
+  /// ghostLayers: 1, or 2 for TVD convection and the fourth-order term.
   DistributedSystem(const CartesianGrid& grid, const Decomposition& decomposition,
-                    MPI_Comm comm, GpuAwareMpi mode = GpuAwareMpi::Auto);
+                    MPI_Comm comm, GpuAwareMpi mode = GpuAwareMpi::Auto,
+                    int ghostLayers = 1);
 
   const Mesh<ExecSpace>& localMesh() const { return mesh_; }
   const GhostedBlock& layout() const { return halo_.layout(); }
@@ -56,6 +60,9 @@ class DistributedSystem {
   /// makeTrilinosSolver(name, parameters, comm, ownedGlobalIds(), columnGlobalIds())
   /// does.
   void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
+  /// Sweeps of a nonlinear equation (as ImplicitStepper::setSweeps): at most maxSweeps,
+  /// until ||b - A phi|| / ||b|| <= tolerance (defaults 20, 1e-8).
+  void setSweeps(int maxSweeps, double tolerance);
 
   /// Global ids (x fastest over the global grid): of the owned cells, in the order of
   /// ownedRows()' rows; of ownedRows()' columns (the owned cells in the same order, then
@@ -87,16 +94,24 @@ class DistributedSystem {
   void precondition(const Vector<ExecSpace>& from, const Vector<ExecSpace>& to) const;
   void sumOverRanks(double* values, int count) const;
   SolverReport solveWithExternal(const Vector<ExecSpace>& x);
+  SolverReport solveLinear(const Vector<ExecSpace>& x);
+  /// ||b - A x|| / ||b|| over the owned rows; x's ghosts must be exchanged.
+  double sweepResidual(const Vector<ExecSpace>& x);
 
   Decomposition decomposition_;
   MPI_Comm comm_;
   HaloExchange<ExecSpace> halo_;
+  int ghostLayers_ = 1;
+  bool fullExchange_ = false;  // products exchange edges and corners too
+  int maxSweeps_ = 20;
+  double sweepTolerance_ = 1e-8;
   Mesh<ExecSpace> mesh_;
   std::unique_ptr<Assembler<ExecSpace>> assembler_;
   Vector<ExecSpace> owned_;  // 1 on owned cells, 0 on ghosts
   // Owned cells with no ghost neighbour, and those next to a ghost.
   DeviceView<Ordinal*, ExecSpace> innerRows_, edgeRows_;
   Vector<ExecSpace> rhs_, r_, z_, p_, q_, rHat_, y_, s_, t_;
+  CellField<ExecSpace> previous_;  // phi at the start of the step
   // Owned cells in row order; the local cell of each column of the owned rows; the
   // owned rows, the local matrix's entry each entry comes from; owned-entry vectors.
   DeviceView<Ordinal*, ExecSpace> ownedCells_;

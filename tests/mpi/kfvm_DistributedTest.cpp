@@ -1,6 +1,7 @@
-// One implicit step across 1, 2 and 4 ranks equals the single-process step: 3D
-// diffusion with a variable coefficient and mixed boundary conditions, with and without
-// upwind convection. Every rank also solves the whole problem alone, for reference.
+// Implicit steps across 1, 2 and 4 ranks equal the single-process steps: 3D diffusion
+// with a variable coefficient and mixed boundary conditions, with and without upwind
+// convection, and Cahn-Hilliard 2D (fourth order, nonlinear: two ghost layers and
+// sweeps). Every rank also solves the whole problem alone, for reference.
 #include "../kfvm_TestSpace.hpp"
 #include "kfvm_DistributedProblem.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
@@ -13,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 namespace kfvm::Test {
 namespace {
@@ -76,6 +79,75 @@ TEST(Distributed, ImplicitConvectionDiffusionStepEqualsTheOneProcessStep) {
   checkAgainstOneProcess(Decomposition::balanced(3, {12, 10, 8}, worldSize()), true);
 }
 
+// dphi/dt = div(M grad(phi^3 - phi - div(eps^2 grad phi))), zero flux, from random data
+// (as CahnHilliard.BothForms2D...): the fourth-order rows reach two cells away and
+// diagonal neighbours, and phi^3 needs sweeps.
+TEST(Distributed, CahnHilliard2DStepsEqualTheOneProcessSteps) {
+  const int nx = 20, ny = 16, steps = 4;
+  const double length = 10, epsilon = 1, mobility = 1;
+  const Real dt = 0.1;
+  const auto grid = CartesianGrid::uniform2D(nx, ny, length, length * ny / nx);
+  std::mt19937 random(2026);
+  std::uniform_real_distribution<double> noise(-0.05, 0.05);
+  std::vector<double> initial(std::size_t(nx * ny));
+  for (auto& value : initial) value = noise(random);
+  // In float the fourth-order systems stall near 1e-6 (see the CahnHilliard tests).
+  const bool inDouble = sizeof(Real) == sizeof(double);
+  const double linearTolerance = inDouble ? 1e-13 : 1e-5;
+  const double sweepTolerance = inDouble ? 1e-11 : 1e-5;
+  const auto setUp = [&](Equation<Space>& equation) {
+    equation.transient().higherOrderDiffusion(mobility, epsilon * epsilon,
+                                              Polynomial{0, -1, 0, 1});
+  };
+
+  Mesh<Space> mesh(grid);
+  Equation<Space> whole(mesh);
+  setUp(whole);
+  ImplicitStepper<Space> stepper(
+      whole,
+      makeLinearSolver<Space>("bicgstab", {{"tolerance", inDouble ? "1e-13" : "1e-5"},
+                                           {"max_iterations", "5000"}}));
+  stepper.setSweeps(30, Real(sweepTolerance));
+  CellField<Space> reference(mesh, "phi");
+  reference.fromHost(initial);
+  for (int step = 0; step < steps; ++step)
+    ASSERT_TRUE(stepper.step(reference, dt).converged) << "one process, step " << step;
+  const auto expected =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.values());
+
+  for (const auto& decomposition :
+       {Decomposition::balanced(2, {nx, ny, 1}, worldSize()),
+        Decomposition::withProcessGrid(2, {nx, ny, 1}, worldSize(),
+                                       {worldSize(), 1, 1})}) {
+    DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD,
+                                    GpuAwareMpi::Auto, 2);
+    Equation<Space> part(system.localMesh());
+    setUp(part);
+    system.setEquation(part);
+    system.setSolver("bicgstab", linearTolerance, 5000);
+    system.setSweeps(30, sweepTolerance);
+    const auto ids = system.localGlobalIds();
+    std::vector<double> local(ids.size());
+    for (std::size_t c = 0; c < ids.size(); ++c) local[c] = initial[std::size_t(ids[c])];
+    CellField<Space> phi(system.localMesh(), "phi");
+    phi.fromHost(local);
+    for (int step = 0; step < steps; ++step) {
+      const auto report = system.step(phi, dt);
+      ASSERT_TRUE(report.converged) << "step " << step << ": " << report.reason;
+    }
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
+    double worst = 0, scale = 0;
+    for (std::size_t c = 0; c < ids.size(); ++c) {
+      const double want = double(expected(std::size_t(ids[c])));
+      worst = std::max(worst, std::abs(double(values(c)) - want));
+      scale = std::max(scale, std::abs(want));
+    }
+    // Both ghost layers too: they come from the last exchange.
+    EXPECT_LT(worst, (inDouble ? 1e-8 : 1e-3) * scale) << "rank " << worldRank();
+  }
+}
+
 TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
   const auto decomposition =
@@ -84,7 +156,18 @@ TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {
   Equation<Space> convecting(system.localMesh());
   convecting.transient(1.0).diffusion(1.0).convection(1.0, 0, 0,
                                                       ConvectionScheme::VanLeer);
-  EXPECT_THROW(system.setEquation(convecting), Error);  // TVD sweeps
+  EXPECT_THROW(system.setEquation(convecting), Error);  // TVD: two ghost layers
+  Equation<Space> fourthOrder(system.localMesh());
+  fourthOrder.transient().higherOrderDiffusion(1.0, 1.0, Polynomial{0, -1, 0, 1});
+  try {
+    system.setEquation(fourthOrder);
+    ADD_FAILURE() << "expected kfvm::Error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("2 ghost layers, not 1"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(system.setSweeps(0, 1e-8), Error);
+  EXPECT_THROW(system.setSweeps(10, -1), Error);
   if (worldSize() > 1) {
     const int rank = worldRank();
     Equation<Space> inner(system.localMesh());

@@ -19,8 +19,8 @@ using Space = TestExecSpace;
 /// Owned cells hold 1 + their global id, ghosts -1; exchange (all ghosts, or faces
 /// only); check every cell: edge and corner ghosts stay -1 after a faces-only exchange.
 void checkExchange(const Decomposition& decomposition, GpuAwareMpi mode,
-                   bool facesOnly = false) {
-  HaloExchange<Space> halo(decomposition, MPI_COMM_WORLD, mode);
+                   bool facesOnly = false, int width = 1) {
+  HaloExchange<Space> halo(decomposition, MPI_COMM_WORLD, mode, width);
   const GhostedBlock& layout = halo.layout();
   const auto block = decomposition.block(halo.rank());
   const auto& cells = decomposition.cells();
@@ -92,9 +92,41 @@ TEST(HaloExchange, FacesOnlyFillsFaceGhostsAndLeavesEdgesAndCorners) {
   }
 }
 
+TEST(HaloExchange, FillsTwoGhostLayersForStencilsThatReachTwoCellsAway) {
+  for (const GpuAwareMpi mode : {GpuAwareMpi::Auto, GpuAwareMpi::Off}) {
+    for (const bool facesOnly : {false, true}) {
+      checkExchange(Decomposition::balanced(3, {8, 6, 8}, worldSize()), mode, facesOnly,
+                    2);
+      checkExchange(
+          Decomposition::withProcessGrid(3, {8, 6, 8}, worldSize(), {1, 1, worldSize()}),
+          mode, facesOnly, 2);
+    }
+  }
+  checkExchange(Decomposition::balanced(2, {12, 9, 1}, worldSize()), GpuAwareMpi::Auto,
+                false, 2);
+}
+
 TEST(HaloExchange, FillsGhostsIn1DAnd2D) {
   checkExchange(Decomposition::balanced(2, {9, 7, 1}, worldSize()), GpuAwareMpi::Auto);
   checkExchange(Decomposition::balanced(1, {11, 1, 1}, worldSize()), GpuAwareMpi::Auto);
+}
+
+TEST(HaloExchange, BlocksThinnerThanTheGhostLayersAreErrors) {
+  EXPECT_THROW(HaloExchange<Space>(Decomposition::balanced(3, {8, 8, 8}, worldSize()),
+                                   MPI_COMM_WORLD, GpuAwareMpi::Auto, 0),
+               Error);
+  if (worldSize() < 4) return;
+  // 5 cells along x over 4 ranks: blocks of 2 and 1 cells, too thin for 2 layers.
+  try {
+    HaloExchange<Space> halo(Decomposition::withProcessGrid(3, {5, 8, 8}, 4, {4, 1, 1}),
+                             MPI_COMM_WORLD, GpuAwareMpi::Auto, 2);
+    ADD_FAILURE() << "expected kfvm::Error";
+  } catch (const Error& error) {
+    EXPECT_NE(
+        std::string(error.what()).find("1 cells along axis 0, fewer than the 2 ghost"),
+        std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(HaloExchange, MismatchedCommunicatorAndFieldAreErrors) {

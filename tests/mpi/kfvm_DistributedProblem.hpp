@@ -28,9 +28,10 @@ inline void fillFields(const Mesh<TestExecSpace>& mesh, CellField<TestExecSpace>
 /// The problem's terms, and its conditions on the patches where onBoundary says so.
 template <class OnBoundary>
 void setUp(Equation<TestExecSpace>& equation, const CellField<TestExecSpace>& D,
-           bool convect, const OnBoundary& onBoundary) {
+           bool convect, const OnBoundary& onBoundary,
+           ConvectionScheme scheme = ConvectionScheme::Upwind) {
   equation.transient(1.0).diffusion(D).source(0.3);
-  if (convect) equation.convection(0.5, -0.3, 0.2, ConvectionScheme::Upwind);
+  if (convect) equation.convection(0.5, -0.3, 0.2, scheme);
   const std::pair<Patch, BoundaryCondition> conditions[] = {
       {Patch::Left, BoundaryCondition::dirichlet(1.0)},
       {Patch::Right, BoundaryCondition::dirichlet(0.0)},

@@ -22,7 +22,10 @@ namespace {
 
 using Space = TestExecSpace;
 
-void checkAgainstOneProcess(const Decomposition& decomposition, bool convect) {
+/// scheme: upwind (linear), or a TVD scheme (sweeps, two ghost layers).
+void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
+                            ConvectionScheme scheme = ConvectionScheme::Upwind) {
+  const bool tvd = convect && isTvd(scheme);
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
   const Real dt = 0.01;
   // The whole problem on this process alone.
@@ -30,22 +33,27 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect) {
   CellField<Space> D(mesh, "D"), reference(mesh, "phi");
   fillFields(mesh, D, reference);
   Equation<Space> whole(mesh);
-  setUp(whole, D, convect, [](Patch) { return true; });
+  setUp(
+      whole, D, convect, [](Patch) { return true; }, scheme);
   ImplicitStepper<Space> stepper(
       whole, makeLinearSolver<Space>(convect ? "bicgstab" : "cg",
                                      {{"tolerance", solverToleranceText(1e-12)}}));
+  stepper.setSweeps(40, Real(solverTolerance(1e-11)));
   ASSERT_TRUE(stepper.step(reference, dt).converged);
   const auto expected =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.values());
   // The same across the ranks.
-  DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD);
+  DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD, GpuAwareMpi::Auto,
+                                  tvd ? 2 : 1);
   const auto& local = system.localMesh();
   CellField<Space> localD(local, "D"), phi(local, "phi");
   fillFields(local, localD, phi);
   Equation<Space> part(local);
-  setUp(part, localD, convect, [&](Patch p) { return system.isPhysical(p); });
-  system.setEquation(part);  // upwind convection is not symmetric: BiCGStab
+  setUp(
+      part, localD, convect, [&](Patch p) { return system.isPhysical(p); }, scheme);
+  system.setEquation(part);  // convection is not symmetric: BiCGStab
   system.setSolver(convect ? "bicgstab" : "cg", solverTolerance(1e-12), 5000);
+  system.setSweeps(40, solverTolerance(1e-11));
   const auto report = system.step(phi, dt);
   ASSERT_TRUE(report.converged) << report.reason;
   const auto values =
@@ -146,6 +154,12 @@ TEST(Distributed, CahnHilliard2DStepsEqualTheOneProcessSteps) {
     // Both ghost layers too: they come from the last exchange.
     EXPECT_LT(worst, (inDouble ? 1e-8 : 1e-3) * scale) << "rank " << worldRank();
   }
+}
+
+TEST(Distributed, TvdConvectionDiffusionStepWithSweepsEqualsTheOneProcessStep) {
+  for (const auto scheme : {ConvectionScheme::VanLeer, ConvectionScheme::Superbee})
+    checkAgainstOneProcess(Decomposition::balanced(3, {12, 10, 8}, worldSize()), true,
+                           scheme);
 }
 
 TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {

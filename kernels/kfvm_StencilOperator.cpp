@@ -62,10 +62,11 @@ struct StencilData {
         diagonal(cell) * x(cell) - theta * (inPlane(i, j, k, cell) + outOfPlane(k, cell));
   }
 
-  /// Cells 1 .. nx-2 of row (j, k), which have both x neighbours: whether the y and z
-  /// neighbours exist is decided once per row (a missing one is read at offset 0 with
-  /// weight 0), so the loop has no branch and vectorizes on CPUs.
-  KOKKOS_INLINE_FUNCTION void applyRowInterior(int j, int k) const {
+  /// Cells iBegin .. iEnd - 1 of row (j, k), all with both x neighbours (0 < iBegin,
+  /// iEnd < nx): whether the y and z neighbours exist is decided once per row (a missing
+  /// one is read at offset 0 with weight 0), so the loop has no branch and vectorizes on
+  /// CPUs.
+  KOKKOS_INLINE_FUNCTION void applyRowInterior(int j, int k, int iBegin, int iEnd) const {
     const Ordinal plane = Ordinal(nx) * ny, first = Ordinal(nx) * (j + Ordinal(ny) * k);
     const bool hasY = firstY >= 0, hasZ = firstZ >= 0;
     const Real south = hasY && j > 0, north = hasY && j < ny - 1;
@@ -78,7 +79,7 @@ struct StencilData {
     if (uniform) {
       const Real wx = weight[0], ws = south * weight[1], wn = north * weight[1],
                  wb = bottom * weight[2], wt = top * weight[2];
-      for (int i = 1; i < nx - 1; ++i)
+      for (int i = iBegin; i < iEnd; ++i)
         ys[i] = ds[i] * xs[i] - theta * (wx * (xs[i - 1] + xs[i + 1]) +
                                          ws * xs[i + toSouth] + wn * xs[i + toNorth] +
                                          wb * xs[i + toBottom] + wt * xs[i + toTop]);
@@ -91,7 +92,7 @@ struct StencilData {
     const Ordinal yFace = hasY ? firstY + nx * (j + Ordinal(ny + 1) * k) : 0;
     const Ordinal zFace = hasZ ? firstZ + first : 0;
     const Ordinal yUp = hasY ? nx : 0, zUp = hasZ ? plane : 0;
-    for (int i = 1; i < nx - 1; ++i)
+    for (int i = iBegin; i < iEnd; ++i)
       ys[i] = ds[i] * xs[i] -
               theta * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
                        south * lo[yFace + i] * xs[i + toSouth] +
@@ -125,7 +126,37 @@ struct StencilRows : StencilData<ExecSpace> {
     const Ordinal first = Ordinal(this->nx) * (j + Ordinal(this->ny) * k);
     this->applyCell(0, j, k, first);
     if (this->nx > 1) this->applyCell(this->nx - 1, j, k, first + this->nx - 1);
-    this->applyRowInterior(j, k);
+    this->applyRowInterior(j, k, 1, this->nx - 1);
+  }
+};
+
+/// The cells of a box, begin[a] .. begin[a] + count[a] - 1 along each axis: one work
+/// item per (j, k) row of the box, its cells with both x neighbours branch-free (host).
+template <class ExecSpace>
+struct StencilBoxRows : StencilData<ExecSpace> {
+  int begin[3], count[3];
+
+  KOKKOS_FUNCTION void operator()(Ordinal row) const {
+    const int j = begin[1] + int(row % count[1]), k = begin[2] + int(row / count[1]);
+    const int nx = this->nx, end = begin[0] + count[0];
+    const Ordinal first = Ordinal(nx) * (j + Ordinal(this->ny) * k);
+    if (begin[0] == 0) this->applyCell(0, j, k, first);
+    if (end == nx && nx > 1) this->applyCell(nx - 1, j, k, first + nx - 1);
+    const int from = begin[0] > 1 ? begin[0] : 1, to = end < nx - 1 ? end : nx - 1;
+    if (from < to) this->applyRowInterior(j, k, from, to);
+  }
+};
+
+/// The cells of a box, one work item per cell (device).
+template <class ExecSpace>
+struct StencilBoxCells : StencilData<ExecSpace> {
+  int begin[3], count[3];
+
+  KOKKOS_FUNCTION void operator()(Ordinal m) const {
+    const int i = begin[0] + int(m % count[0]);
+    const int j = begin[1] + int((m / count[0]) % count[1]);
+    const int k = begin[2] + int(m / (Ordinal(count[0]) * count[1]));
+    this->applyCell(i, j, k, i + Ordinal(this->nx) * (j + Ordinal(this->ny) * k));
   }
 };
 
@@ -229,6 +260,58 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
 }
 
 template <class ExecSpace>
+Details::StencilData<ExecSpace> StencilOperator<ExecSpace>::stencilData(
+    const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const {
+  const auto& mesh = assembler_->equation().mesh();
+  const auto n = mesh.cellCounts();
+  return {assembler_->faceCoefficients(),
+          assembler_->faceNeighbourCoefficients(),
+          assembler_->diagonal(),
+          x,
+          y,
+          assembler_->theta(),
+          n[0],
+          n[1],
+          n[2],
+          mesh.dimension() >= 2 ? mesh.firstFace(1) : -1,
+          mesh.dimension() >= 3 ? mesh.firstFace(2) : -1,
+          uniform_,
+          {weights_[0], weights_[1], weights_[2]}};
+}
+
+template <class ExecSpace>
+void StencilOperator<ExecSpace>::applyBox(const Vector<ExecSpace>& x,
+                                          const Vector<ExecSpace>& y,
+                                          const std::array<int, 3>& begin,
+                                          const std::array<int, 3>& end) const {
+  const auto& mesh = assembler_->equation().mesh();
+  require(x.extent(0) == std::size_t(mesh.numCells()) &&
+              y.extent(0) == std::size_t(mesh.numCells()),
+          "StencilOperator::applyBox: vectors must have ", mesh.numCells(),
+          " entries, got ", x.extent(0), " and ", y.extent(0));
+  const auto n = mesh.cellCounts();
+  for (int a = 0; a < 3; ++a)
+    require(begin[a] >= 0 && begin[a] <= end[a] && end[a] <= n[a],
+            "StencilOperator::applyBox: the box [", begin[a], ", ", end[a],
+            ") along axis ", a, " is not inside the grid's 0 .. ", n[a], " cells");
+  const int count[3] = {end[0] - begin[0], end[1] - begin[1], end[2] - begin[2]};
+  if (count[0] == 0 || count[1] == 0 || count[2] == 0) return;
+  const auto data = stencilData(x, y);
+  if (loop_ == StencilLoop::Rows) {
+    forEachIndex(
+        "kfvm::StencilOperator::applyBoxRows", mesh.space(), Ordinal(count[1]) * count[2],
+        Details::StencilBoxRows<ExecSpace>{
+            data, {begin[0], begin[1], begin[2]}, {count[0], count[1], count[2]}});
+  } else {
+    forEachIndex(
+        "kfvm::StencilOperator::applyBoxCells", mesh.space(),
+        Ordinal(count[0]) * count[1] * count[2],
+        Details::StencilBoxCells<ExecSpace>{
+            data, {begin[0], begin[1], begin[2]}, {count[0], count[1], count[2]}});
+  }
+}
+
+template <class ExecSpace>
 void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                                        const Vector<ExecSpace>& y) const {
   const auto& mesh = assembler_->equation().mesh();
@@ -237,20 +320,7 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
           "StencilOperator::apply: vectors must have ", mesh.numCells(), " entries, got ",
           x.extent(0), " and ", y.extent(0));
   const auto n = mesh.cellCounts();
-  const Details::StencilData<ExecSpace> data{
-      assembler_->faceCoefficients(),
-      assembler_->faceNeighbourCoefficients(),
-      assembler_->diagonal(),
-      x,
-      y,
-      assembler_->theta(),
-      n[0],
-      n[1],
-      n[2],
-      mesh.dimension() >= 2 ? mesh.firstFace(1) : -1,
-      mesh.dimension() >= 3 ? mesh.firstFace(2) : -1,
-      uniform_,
-      {weights_[0], weights_[1], weights_[2]}};
+  const Details::StencilData<ExecSpace> data = stencilData(x, y);
   const ExecSpace& space = mesh.space();
   if (loop_ == StencilLoop::Rows) {
     const int tile = 8;  // rows of j per tile

@@ -3,7 +3,14 @@
 
 #include <kfvm_Assembler.hpp>
 
+#include <array>
+
 namespace kfvm {
+
+namespace Details {
+template <class ExecSpace>
+struct StencilData;
+}
 
 /// How the matrix-free apply walks the grid (perf/RESULTS.md has the measurements).
 ///  - Rows: one work item per (j, k) row of cells, an inner loop over i (contiguous in
@@ -33,11 +40,20 @@ class StencilOperator {
 
   /// y = A x, A the matrix of the assembler's last assemble().
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
+  /// y = A x on the cells of a box only, [begin, end) cell indices per axis; the rest of
+  /// y is untouched. A rank's block apart from its rim, then the rim, so that a halo
+  /// exchange overlaps the first. Rows loop on host memory, one item per cell otherwise.
+  /// Throws kfvm::Error naming a box that is not inside the grid.
+  void applyBox(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                const std::array<int, 3>& begin, const std::array<int, 3>& end) const;
   /// True when the interior weights are one number per axis (see above).
   bool uniformWeights() const { return uniform_; }
   StencilLoop loop() const { return loop_; }
 
  private:
+  Details::StencilData<ExecSpace> stencilData(const Vector<ExecSpace>& x,
+                                              const Vector<ExecSpace>& y) const;
+
   const Assembler<ExecSpace>* assembler_;
   StencilLoop loop_;
   bool uniform_ = false;

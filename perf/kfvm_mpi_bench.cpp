@@ -44,6 +44,7 @@ struct Run {
 /// "cg" or "bicgstab" (kfvm's own), or a Trilinos solver name with a preconditioner.
 struct SolverChoice {
   std::string name = "cg", preconditioner;
+  bool matrixFree = false;  // native solvers: products by the stencil
 };
 
 Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomposition,
@@ -59,6 +60,7 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
   system.setEquation(equation);
   if (solver.name == "cg" || solver.name == "bicgstab") {
     system.setSolver(solver.name, 1e-8, 100000);
+    system.setMatrixFree(solver.matrixFree);
   } else {
 #ifdef KFVM_HAVE_TRILINOS
     kfvm::Parameters parameters{{"tolerance", "1e-8"}, {"max_iterations", "100000"}};
@@ -132,6 +134,8 @@ int main(int argc, char* argv[]) {
                  "cg, bicgstab, or a Trilinos solver (belos:cg, belos:gmres...)");
   app.add_option("--preconditioner", solver.preconditioner,
                  "the Trilinos solver's preconditioner (muelu, ifpack2:relaxation...)");
+  app.add_flag("--matrix-free", solver.matrixFree,
+               "native solvers: matrix-free products (interior, then rim)");
   app.add_option("--json", json,
                  "append the result to this file (one JSON object a line)");
   try {
@@ -165,19 +169,22 @@ int main(int argc, char* argv[]) {
           "of %.3g "
           "MB a rank, %s\n",
           KFVM_GIT_REVISION, Space::name(), solver.name.c_str(),
-          solver.preconditioner.empty() ? "" : "+", solver.preconditioner.c_str(), ranks,
-          p[0], p[1], p[2], cells[0], cells[1], cells[2], run.stepSeconds * 1e3,
-          run.iterations, run.haloSeconds * 1e3, 100 * run.haloSeconds / run.stepSeconds,
-          run.exchanges, run.faceBytes / 1e6,
+          solver.matrixFree               ? " (matrix-free)"
+          : solver.preconditioner.empty() ? ""
+                                          : "+",
+          solver.preconditioner.c_str(), ranks, p[0], p[1], p[2], cells[0], cells[1],
+          cells[2], run.stepSeconds * 1e3, run.iterations, run.haloSeconds * 1e3,
+          100 * run.haloSeconds / run.stepSeconds, run.exchanges, run.faceBytes / 1e6,
           run.direct ? "direct" : "staged through host memory");
       if (!json.empty())
         std::ofstream(json, std::ios::app)
             << "{\"revision\": \"" << KFVM_GIT_REVISION << "\", \"backend\": \""
             << Space::name() << "\", \"solver\": \"" << solver.name
             << (solver.preconditioner.empty() ? "" : "+" + solver.preconditioner)
-            << "\", \"ranks\": " << ranks << ", \"grid\": [" << p[0] << ", " << p[1]
-            << ", " << p[2] << "], \"cells\": [" << cells[0] << ", " << cells[1] << ", "
-            << cells[2] << "], \"step_seconds\": " << run.stepSeconds
+            << (solver.matrixFree ? " matrix-free" : "") << "\", \"ranks\": " << ranks
+            << ", \"grid\": [" << p[0] << ", " << p[1] << ", " << p[2]
+            << "], \"cells\": [" << cells[0] << ", " << cells[1] << ", " << cells[2]
+            << "], \"step_seconds\": " << run.stepSeconds
             << ", \"halo_seconds\": " << run.haloSeconds
             << ", \"iterations\": " << run.iterations
             << ", \"exchanges\": " << run.exchanges

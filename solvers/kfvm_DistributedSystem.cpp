@@ -156,6 +156,28 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
   forEachIndex("kfvm::DistributedSystem::ownedMask", ExecSpace(), n,
                Details::OwnedMask<ExecSpace>{halo_.layout(), owned_});
   Details::splitOwnedRows(halo_.layout(), innerRows_, edgeRows_);
+  // The same split in boxes of local cells for the stencil: the rim peeled axis by
+  // axis (one layer on each side facing a rank), the interior what is left.
+  const GhostedBlock& layout = halo_.layout();
+  std::array<int, 3> lo{0, 0, 0}, hi = layout.owned;
+  const auto local = [&](std::array<int, 3> cell) {
+    for (int a = 0; a < 3; ++a) cell[a] += layout.lower[a];
+    return cell;
+  };
+  for (int a = 0; a < 3; ++a) {
+    for (int side = 0; side < 2; ++side) {
+      if ((side == 0 ? layout.lower[a] : layout.upper[a]) == 0 || lo[a] >= hi[a])
+        continue;
+      std::array<int, 3> begin = lo, end = hi;
+      if (side == 0)
+        end[a] = ++lo[a];
+      else
+        begin[a] = --hi[a];
+      rimBoxes_.emplace_back(local(begin), local(end));
+    }
+  }
+  innerBegin_ = local(lo);
+  innerEnd_ = local(hi);
   ownedCells_ = Details::toDevice<Ordinal, ExecSpace>(
       Details::ownedCells(halo_.layout()), "kfvm::DistributedSystem::ownedCells");
   const Ordinal owned = Ordinal(ownedCells_.extent(0));
@@ -196,6 +218,7 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
           ghostLayers_);
   assembler_ = std::make_unique<Assembler<ExecSpace>>(equation);
   fullExchange_ = equation.hasHigherOrder();
+  if (stencil_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
   // owned cells first, in row order, then ghosts (what Tpetra and Ifpack2 expect of a
   // column map), and sorted again within each row.
@@ -302,6 +325,18 @@ void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tol
 }
 
 template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setMatrixFree(bool on) {
+  require(assembler_ != nullptr,
+          "distributed system: setEquation() before setMatrixFree()");
+  stencil_.reset();
+  if (!on) return;
+  require(!assembler_->equation().hasHigherOrder(),
+          "distributed system: the matrix-free product has no fourth-order term; use the "
+          "assembled matrix");
+  stencil_ = std::make_unique<StencilOperator<ExecSpace>>(*assembler_);
+}
+
+template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setSweeps(int maxSweeps, double tolerance) {
   require(maxSweeps >= 1, "distributed system: maxSweeps must be at least 1, got ",
           maxSweeps);
@@ -382,6 +417,13 @@ void DistributedSystem<ExecSpace>::applyOverlapped(const Vector<ExecSpace>& x,
                  Details::RowsProduct<ExecSpace>{list, A.rowOffsets(), A.columns(),
                                                  A.values(), x, y});
   };
+  if (stencil_) {
+    halo_.startFaces(x);
+    stencil_->applyBox(x, y, innerBegin_, innerEnd_);
+    halo_.finishFaces(x);
+    for (const auto& [begin, end] : rimBoxes_) stencil_->applyBox(x, y, begin, end);
+    return;
+  }
   if (fullExchange_) {  // rows reach edge and corner ghosts: no overlap
     halo_.exchange(x);
     rows(innerRows_, "kfvm::DistributedSystem::innerRows");

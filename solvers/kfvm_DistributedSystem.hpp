@@ -4,6 +4,7 @@
 #include <kfvm_Assembler.hpp>
 #include <kfvm_HaloExchange.hpp>
 #include <kfvm_LinearSolver.hpp>
+#include <kfvm_StencilOperator.hpp>
 
 #include <memory>
 #include <string>
@@ -60,6 +61,10 @@ class DistributedSystem {
   /// makeTrilinosSolver(name, parameters, comm, ownedGlobalIds(), columnGlobalIds())
   /// does.
   void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
+  /// Products of the native solvers by the matrix-free stencil (StencilOperator) instead
+  /// of the assembled matrix: the block's interior while the faces are exchanged, then
+  /// its rim. Needs setEquation() first; refused with the fourth-order term.
+  void setMatrixFree(bool on);
   /// Sweeps of a nonlinear equation (as ImplicitStepper::setSweeps): at most maxSweeps,
   /// until ||b - A phi|| / ||b|| <= tolerance (defaults 20, 1e-8).
   void setSweeps(int maxSweeps, double tolerance);
@@ -112,6 +117,10 @@ class DistributedSystem {
   DeviceView<Ordinal*, ExecSpace> innerRows_, edgeRows_;
   Vector<ExecSpace> rhs_, r_, z_, p_, q_, rHat_, y_, s_, t_;
   CellField<ExecSpace> previous_;  // phi at the start of the step
+  // The matrix-free product: the stencil, the block's interior and rim (local cells).
+  std::unique_ptr<StencilOperator<ExecSpace>> stencil_;
+  std::array<int, 3> innerBegin_{}, innerEnd_{};
+  std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> rimBoxes_;
   // Owned cells in row order; the local cell of each column of the owned rows; the
   // owned rows, the local matrix's entry each entry comes from; owned-entry vectors.
   DeviceView<Ordinal*, ExecSpace> ownedCells_;

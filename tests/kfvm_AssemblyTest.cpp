@@ -6,6 +6,7 @@
 #include <kfvm_StencilOperator.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace kfvm::Test {
@@ -207,6 +208,67 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
         }
       }
     }
+}
+
+// applyBox: a block's interior, then its rim in up to 6 slabs (as DistributedSystem
+// overlaps a halo exchange), gives apply()'s numbers; each box writes its cells only.
+TEST(Assembly, MatrixFreeStencilOnBoxesCoversTheGridAndWritesOnlyTheBox) {
+  const auto grid = CartesianGrid::fromSpacing(
+      {0.1, 0.2, 0.15, 0.3, 0.2, 0.1}, {0.4, 0.1, 0.2, 0.3, 0.1}, {0.3, 0.1, 0.2, 0.25});
+  MixedProblem3D problem(grid, true);
+  Assembler<Space> assembler(problem.equation);
+  CellField<Space> old(problem.mesh, "old");
+  setWavyField(old, problem.mesh);
+  const Ordinal n = problem.mesh.numCells();
+  Vector<Space> rhs("rhs", n), fromMatrix("fromMatrix", n), fromBoxes("fromBoxes", n);
+  assembler.assemble(10, 1, old, rhs);
+  multiply(assembler.matrix(), old.values(), fromMatrix);
+  const auto a = toHost(fromMatrix);
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::abs(v));
+  const std::array<int, 3> cells = {6, 5, 4};
+  for (const auto loop : {StencilLoop::Rows, StencilLoop::Cells, StencilLoop::Auto}) {
+    const StencilOperator<Space> stencil(assembler, loop);
+    // The interior 1 .. n-2 on every axis, then the rim peeled axis by axis.
+    std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> boxes = {
+        {{1, 1, 1}, {5, 4, 3}}};
+    std::array<int, 3> lo = {0, 0, 0}, hi = cells;
+    for (int axis = 0; axis < 3; ++axis) {
+      std::array<int, 3> begin = lo, end = hi;
+      end[axis] = 1;
+      boxes.push_back({begin, end});
+      begin[axis] = cells[axis] - 1;
+      end[axis] = cells[axis];
+      boxes.push_back({begin, end});
+      lo[axis] = 1;
+      hi[axis] = cells[axis] - 1;
+    }
+    Kokkos::deep_copy(fromBoxes, Real(-12345));  // poison: every entry must be written
+    for (const auto& [begin, end] : boxes) {
+      const auto before = toHost(fromBoxes);
+      stencil.applyBox(old.values(), fromBoxes, begin, end);
+      const auto after = toHost(fromBoxes);
+      for (int k = 0; k < cells[2]; ++k)
+        for (int j = 0; j < cells[1]; ++j)
+          for (int i = 0; i < cells[0]; ++i) {
+            const std::size_t c = std::size_t(i + cells[0] * (j + cells[1] * k));
+            const bool inside = i >= begin[0] && i < end[0] && j >= begin[1] &&
+                                j < end[1] && k >= begin[2] && k < end[2];
+            if (!inside) ASSERT_EQ(after[c], before[c]) << "cell " << c << " outside";
+          }
+    }
+    EXPECT_LT(maxDifference(a, toHost(fromBoxes)), tolerance(1e-14) * scale);
+    expectError(
+        [&] {
+          stencil.applyBox(old.values(), fromBoxes, {0, 0, 0}, {7, 5, 4});
+        },
+        {"[0, 7) along axis 0", "0 .. 6 cells"});
+    expectError(
+        [&] {
+          stencil.applyBox(old.values(), fromBoxes, {0, 3, 0}, {6, 2, 4});
+        },
+        {"[3, 2) along axis 1"});
+  }
 }
 
 // Constant D on uniform grids: one weight per axis, the face arrays unread; the same

@@ -22,9 +22,11 @@ namespace {
 
 using Space = TestExecSpace;
 
-/// scheme: upwind (linear), or a TVD scheme (sweeps, two ghost layers).
+/// scheme: upwind (linear), or a TVD scheme (sweeps, two ghost layers); matrixFree:
+/// products by the stencil (interior and rim boxes) rather than the matrix.
 void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
-                            ConvectionScheme scheme = ConvectionScheme::Upwind) {
+                            ConvectionScheme scheme = ConvectionScheme::Upwind,
+                            bool matrixFree = false) {
   const bool tvd = convect && isTvd(scheme);
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
   const Real dt = 0.01;
@@ -52,6 +54,7 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
   setUp(
       part, localD, convect, [&](Patch p) { return system.isPhysical(p); }, scheme);
   system.setEquation(part);  // convection is not symmetric: BiCGStab
+  system.setMatrixFree(matrixFree);
   system.setSolver(convect ? "bicgstab" : "cg", solverTolerance(1e-12), 5000);
   system.setSweeps(40, solverTolerance(1e-11));
   const auto report = system.step(phi, dt);
@@ -156,6 +159,18 @@ TEST(Distributed, CahnHilliard2DStepsEqualTheOneProcessSteps) {
   }
 }
 
+TEST(Distributed, MatrixFreeStepsEqualTheOneProcessSteps) {
+  for (const bool convect : {false, true}) {
+    checkAgainstOneProcess(Decomposition::balanced(3, {12, 10, 8}, worldSize()), convect,
+                           ConvectionScheme::Upwind, true);
+    checkAgainstOneProcess(
+        Decomposition::withProcessGrid(3, {12, 10, 8}, worldSize(), {1, worldSize(), 1}),
+        convect, ConvectionScheme::Upwind, true);
+  }
+  checkAgainstOneProcess(Decomposition::balanced(3, {12, 10, 8}, worldSize()), true,
+                         ConvectionScheme::VanLeer, true);
+}
+
 TEST(Distributed, TvdConvectionDiffusionStepWithSweepsEqualsTheOneProcessStep) {
   for (const auto scheme : {ConvectionScheme::VanLeer, ConvectionScheme::Superbee})
     checkAgainstOneProcess(Decomposition::balanced(3, {12, 10, 8}, worldSize()), true,
@@ -180,6 +195,7 @@ TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {
     EXPECT_NE(std::string(error.what()).find("2 ghost layers, not 1"), std::string::npos)
         << error.what();
   }
+  EXPECT_THROW(system.setMatrixFree(true), Error);  // no equation yet
   EXPECT_THROW(system.setSweeps(0, 1e-8), Error);
   EXPECT_THROW(system.setSweeps(10, -1), Error);
   if (worldSize() > 1) {

@@ -62,6 +62,30 @@ KOKKOS_INLINE_FUNCTION bool isfinite(float x) {
 }
 #endif
 
+/// Host memory that kernels write to directly (pinned on GPUs): a solver's iteration
+/// publishes its convergence scalar there and the host reads it after a fence, with no
+/// deep_copy. Kokkos 3.4 (Debian, host backends only) has no such space: HostSpace.
+#if KOKKOS_VERSION >= 30700
+using HostPinnedSpace = Kokkos::SharedHostPinnedSpace;
+#else
+using HostPinnedSpace = Kokkos::HostSpace;
+#endif
+
+/// Sums of several values in one reduction (kfvm's fused CG): Kokkos::Sum joins them
+/// with +=, on volatile operands in Kokkos 3.4 and plain ones in 4.x.
+template <int N>
+struct Sums {
+  double value[N] = {};
+
+  KOKKOS_INLINE_FUNCTION Sums& operator+=(const Sums& other) {
+    for (int i = 0; i < N; ++i) value[i] += other.value[i];
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile Sums& other) volatile {
+    for (int i = 0; i < N; ++i) value[i] += other.value[i];
+  }
+};
+
 /// Fences one execution space instance, with a label where Kokkos supports it.
 template <class ExecSpace>
 void fence(const ExecSpace& space, const std::string& label) {
@@ -81,5 +105,12 @@ inline std::string kokkosVersion() {
 }
 
 }  // namespace kfvm::Compat
+
+namespace Kokkos {
+template <int N>
+struct reduction_identity<kfvm::Compat::Sums<N>> {
+  KOKKOS_FORCEINLINE_FUNCTION static kfvm::Compat::Sums<N> sum() { return {}; }
+};
+}  // namespace Kokkos
 
 #endif

@@ -1,12 +1,98 @@
 // Preconditioned conjugate gradients, for symmetric positive definite matrices.
+//
+// With the Jacobi preconditioner or none, an iteration is three kernels and one host
+// round trip: (1) q = A p with p.q; (2) x += alpha p, r -= alpha q, z = M^-1 r with r.z
+// and r.r, alpha = r.z / p.q read on the device; (3) p = z + beta p, beta read on the
+// device. The sums stay in device Views; a one-thread kernel publishes (r.z, r.r, p.q)
+// to pinned host memory, and the host waits once (a fence) to read them and decide
+// convergence. With ILU(0) the unfused loop runs.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_KokkosCompat.hpp>
 
 #include "detail/kfvm_NativeSolvers.hpp"
 
 #include <cmath>
 
 namespace kfvm::Details {
+
+/// (r.z, r.r, p.q) of one iteration.
+using CgSums = Compat::Sums<3>;
+enum { RZ = 0, RR = 1, PQ = 2 };
+
+template <class ExecSpace>
+using CgSumsView = Kokkos::View<CgSums, typename ExecSpace::memory_space>;
+
+/// q = A p, and p.q into sums.
+template <class ExecSpace>
+struct ProductAndDot {
+  DeviceView<const Offset*, ExecSpace> offsets;
+  DeviceView<const Ordinal*, ExecSpace> columns;
+  DeviceView<const Real*, ExecSpace> values;
+  Vector<ExecSpace> p, q;
+  KOKKOS_FUNCTION void operator()(Ordinal row, CgSums& sums) const {
+    Real sum = 0;
+    for (Offset e = offsets(row); e < offsets(row + 1); ++e)
+      sum += values(e) * p(columns(e));
+    q(row) = sum;
+    sums.value[PQ] += double(p(row)) * double(sum);
+  }
+};
+
+/// alpha = r.z (previous) / p.q (this product; 0 when p.q <= 0, so that a breakdown
+/// changes nothing); x += alpha p; r -= alpha q; z = r / diagonal (Jacobi) or r; sums
+/// r.z and r.r, and carries p.q along for the host.
+template <class ExecSpace>
+struct UpdateAndDots {
+  Vector<ExecSpace> x, r, z, p, q, inverseDiagonal;
+  CgSumsView<ExecSpace> previous, product;
+  bool jacobi;
+  KOKKOS_FUNCTION void operator()(Ordinal i, CgSums& sums) const {
+    const double pq = product().value[PQ];
+    const Real alpha = pq > 0 ? Real(previous().value[RZ] / pq) : Real(0);
+    x(i) += alpha * p(i);
+    const Real ri = r(i) - alpha * q(i);
+    r(i) = ri;
+    const Real zi = jacobi ? ri * inverseDiagonal(i) : ri;
+    if (jacobi) z(i) = zi;
+    sums.value[RZ] += double(ri) * double(zi);
+    sums.value[RR] += double(ri) * double(ri);
+    if (i == 0) sums.value[PQ] += pq;
+  }
+};
+
+/// p = z + (r.z new / r.z previous) p.
+template <class ExecSpace>
+struct NextDirection {
+  Vector<ExecSpace> z, p;
+  CgSumsView<ExecSpace> previous, current;
+  KOKKOS_FUNCTION void operator()(Ordinal i) const {
+    const Real beta = Real(current().value[RZ] / previous().value[RZ]);
+    p(i) = z(i) + beta * p(i);
+  }
+};
+
+/// Copies the iteration's sums to host memory the host reads after a fence.
+template <class ExecSpace>
+struct PublishSums {
+  CgSumsView<ExecSpace> current;
+  Kokkos::View<CgSums, Compat::HostPinnedSpace> host;
+  KOKKOS_FUNCTION void operator()(Ordinal) const { host() = current(); }
+};
+
+/// r.z and r.r (z = r / diagonal, or r) of the initial residual.
+template <class ExecSpace>
+struct InitialDots {
+  Vector<ExecSpace> r, z, inverseDiagonal;
+  bool jacobi;
+  KOKKOS_FUNCTION void operator()(Ordinal i, CgSums& sums) const {
+    const Real zi = jacobi ? r(i) * inverseDiagonal(i) : r(i);
+    if (jacobi) z(i) = zi;
+    sums.value[RZ] += double(r(i)) * double(zi);
+    sums.value[RR] += double(r(i)) * double(r(i));
+  }
+};
 
 template <class ExecSpace>
 class ConjugateGradient final : public LinearSolver<ExecSpace> {
@@ -20,17 +106,69 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
     z_ = Vector<ExecSpace>("kfvm::ConjugateGradient::z", n);
     p_ = Vector<ExecSpace>("kfvm::ConjugateGradient::p", n);
     q_ = Vector<ExecSpace>("kfvm::ConjugateGradient::q", n);
+    product_ = CgSumsView<ExecSpace>("kfvm::ConjugateGradient::product");
+    for (int s = 0; s < 2; ++s)
+      sums_[s] = CgSumsView<ExecSpace>("kfvm::ConjugateGradient::sums");
+    published_ = Kokkos::View<CgSums, Compat::HostPinnedSpace>(
+        "kfvm::ConjugateGradient::published");
   }
 
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
-    const auto& A = this->matrix();
     const double target = this->target(Blas::norm2(b));
     const double initial = this->residual(b, x, r_);
+    if (initial <= target) return finishReport("cg", 0, initial, initial, target, false);
+    return this->preconditionerName() == "ilu0" ? unfused(x, initial, target)
+                                                : fused(x, initial, target);
+  }
+
+  SolverReport fused(const Vector<ExecSpace>& x, double initial, double target) {
+    const auto& A = this->matrix();
+    const ExecSpace space;
+    const Ordinal n = A.numRows();
+    const bool jacobi = this->preconditionerName() == "jacobi";
+    const Vector<ExecSpace>& z = jacobi ? z_ : r_;  // no preconditioner: z is r
+    Kokkos::parallel_reduce(
+        "kfvm::ConjugateGradient::initialDots", indexRange(space, n),
+        InitialDots<ExecSpace>{r_, z_, this->inverseDiagonal(), jacobi},
+        Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(sums_[1]));
+    Kokkos::deep_copy(space, p_, z);
     double residual = initial;
     int iteration = 0;
-    if (residual <= target)
-      return finishReport("cg", 0, initial, residual, target, false);
+    while (iteration < this->maxIterations()) {
+      // Iteration i reads r.z from sums_[(i + 1) % 2] and writes sums_[i % 2].
+      const auto& previous = sums_[(iteration + 1) % 2];
+      const auto& current = sums_[iteration % 2];
+      Kokkos::parallel_reduce(
+          "kfvm::ConjugateGradient::productAndDot", indexRange(space, n),
+          ProductAndDot<ExecSpace>{A.rowOffsets(), A.columns(), A.values(), p_, q_},
+          Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(product_));
+      Kokkos::parallel_reduce(
+          "kfvm::ConjugateGradient::updateAndDots", indexRange(space, n),
+          UpdateAndDots<ExecSpace>{x, r_, z_, p_, q_, this->inverseDiagonal(), previous,
+                                   product_, jacobi},
+          Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(current));
+      forEachIndex("kfvm::ConjugateGradient::publishSums", space, 1,
+                   PublishSums<ExecSpace>{current, published_});
+      Compat::fence(space, "kfvm::ConjugateGradient::convergence");  // the round trip
+      const CgSums sums = published_();
+      if (!(sums.value[PQ] > 0))
+        break;  // not positive definite, or breakdown: x unchanged
+      ++iteration;
+      residual = std::sqrt(sums.value[RR]);
+      if (residual <= target || !std::isfinite(residual)) break;
+      forEachIndex("kfvm::ConjugateGradient::nextDirection", space, n,
+                   NextDirection<ExecSpace>{z, p_, previous, current});
+    }
+    return finishReport("cg", iteration, initial, residual, target,
+                        iteration >= this->maxIterations());
+  }
+
+  /// The loop with the preconditioner applied apart (ILU(0)): dots on the host.
+  SolverReport unfused(const Vector<ExecSpace>& x, double initial, double target) {
+    const auto& A = this->matrix();
+    double residual = initial;
+    int iteration = 0;
     this->precondition(r_, z_);
     Blas::copy(z_, p_);
     double rz = Blas::dot(r_, z_);
@@ -54,6 +192,8 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
   }
 
   Vector<ExecSpace> r_, z_, p_, q_;
+  CgSumsView<ExecSpace> product_, sums_[2];
+  Kokkos::View<CgSums, Compat::HostPinnedSpace> published_;
 };
 
 template <class ExecSpace>

@@ -60,6 +60,8 @@ class LinearSolver {
   double tolerance() const { return tolerance_; }
   double absoluteTolerance() const { return absoluteTolerance_; }
   int maxIterations() const { return maxIterations_; }
+  /// 1 / diagonal of the matrix, with the "jacobi" preconditioner (empty otherwise).
+  const Vector<ExecSpace>& inverseDiagonal() const { return inverseDiagonal_; }
   /// z = M^-1 r with the chosen preconditioner (Jacobi, ILU(0) or none).
   void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
   /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).

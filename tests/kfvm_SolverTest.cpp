@@ -147,6 +147,53 @@ TEST(Solvers, IterationLimitIsReportedAsNotConverged) {
   }
 }
 
+/// Kernel launches seen by Kokkos Tools: all of them, and those labelled
+/// kfvm::ConjugateGradient.
+struct Launches {
+  int all = 0, cg = 0;
+};
+Launches launches;
+
+void countLaunch(const char* name, const uint32_t, uint64_t*) {
+  ++launches.all;
+  if (std::string(name).rfind("kfvm::ConjugateGradient::", 0) == 0) ++launches.cg;
+}
+
+/// Launches of a Jacobi- or un-preconditioned CG solve stopped at maxIterations.
+Launches cgLaunches(const HostSystem& system, const std::string& preconditioner,
+                    int maxIterations) {
+  auto solver =
+      makeLinearSolver<Space>("cg", {{"tolerance", "1e-30"},
+                                     {"absolute_tolerance", "1e-300"},
+                                     {"max_iterations", std::to_string(maxIterations)},
+                                     {"preconditioner", preconditioner}});
+  solver->setMatrix(system.matrix());
+  auto x = toDevice(std::vector<double>(system.n, 0.0));
+  const auto b = toDevice(rightHandSide(system.n));
+  launches = Launches();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(countLaunch);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(countLaunch);
+  const auto report = solver->solve(b, x);
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+  EXPECT_EQ(report.iterations, maxIterations) << report.reason;
+  return launches;
+}
+
+// The fused CG (Jacobi or no preconditioner): each iteration is the product with p.q,
+// the update with r.z and r.r, the one-thread publication of the sums the host reads,
+// and the next direction. Four kernels, all CG's own, and no host-returning dot: the
+// launches of a 12-iteration solve exceed a 5-iteration one's by exactly 4 x 7.
+TEST(Solvers, FusedCgIterationIsFourKernelsWithOneScalarForTheHost) {
+  const auto system = spdSystem();
+  for (const std::string preconditioner : {"jacobi", "none"}) {
+    const Launches five = cgLaunches(system, preconditioner, 5);
+    const Launches twelve = cgLaunches(system, preconditioner, 12);
+    EXPECT_EQ(twelve.all - five.all, 4 * 7) << preconditioner;
+    EXPECT_EQ(twelve.cg - five.cg, 4 * 7) << preconditioner;
+  }
+}
+
 TEST(Solvers, ZeroRightHandSideConvergesAtOnce) {
   const auto system = spdSystem();
   auto solver = makeLinearSolver<Space>("cg");

@@ -3,6 +3,7 @@
 //
 //   mpirun -np 2 kfvm-mpi-bench --cells 128,128,128 --steps 5
 //   mpirun -np 2 kfvm-mpi-bench --solver belos:cg --preconditioner muelu  (Trilinos)
+//   kfvm-mpi-bench --plan 2,4,8 --cells 512,512,512   (no run: the exchange's sizes)
 //
 // Prints, on rank 0: ranks, process grid, cells, the median step time, solver
 // iterations, and kfvm's halo-exchange time per step (fenced: packing, messages,
@@ -20,6 +21,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -112,6 +114,43 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
   return run;
 }
 
+/// For each rank count, the balanced split of cells and what one face exchange sends
+/// from its busiest rank (messages and bytes): with a measured per-message latency and
+/// bandwidth, the exchange time per CG iteration at that many ranks.
+void printPlan(const std::vector<int>& cells, const std::vector<int>& rankCounts) {
+  const std::array<int, 3> counts{cells[0], cells[1], cells[2]};
+  std::printf("ranks  process grid  largest block     messages  bytes per exchange\n");
+  for (const int ranks : rankCounts) {
+    const auto split = kfvm::Decomposition::balanced(3, counts, ranks);
+    long long largest = 0, bytes = 0;
+    int messages = 0;
+    std::array<int, 3> block{};
+    for (int r = 0; r < ranks; ++r) {
+      const auto b = split.block(r);
+      long long rankBytes = 0;
+      int rankMessages = 0;
+      for (int a = 0; a < 3; ++a)
+        for (int side = 0; side < 2; ++side) {
+          if (split.neighbour(r, a, side) < 0) continue;
+          ++rankMessages;
+          rankBytes += (long long)b.count[(a + 1) % 3] * b.count[(a + 2) % 3] *
+                       (long long)sizeof(kfvm::Real);
+        }
+      if (b.numCells() > largest) {
+        largest = b.numCells();
+        block = b.count;
+      }
+      if (rankBytes > bytes) {
+        bytes = rankBytes;
+        messages = rankMessages;
+      }
+    }
+    const auto g = split.processGrid();
+    std::printf("%5d  %3d x %2d x %2d  %4d x %4d x %4d  %8d  %18lld\n", ranks, g[0], g[1],
+                g[2], block[0], block[1], block[2], messages, bytes);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -121,6 +160,7 @@ int main(int argc, char* argv[]) {
   int steps = 5;
   std::string json;
   SolverChoice solver;
+  std::vector<int> plan;
   CLI::App app{"kfvm-mpi-bench: one implicit diffusion step across MPI ranks"};
   app.add_option("--cells", cells, "global cells per axis (3)")
       ->expected(3)
@@ -136,6 +176,9 @@ int main(int argc, char* argv[]) {
                  "the Trilinos solver's preconditioner (muelu, ifpack2:relaxation...)");
   app.add_flag("--matrix-free", solver.matrixFree,
                "native solvers: matrix-free products (interior, then rim)");
+  app.add_option("--plan", plan,
+                 "print the split and exchange sizes at these rank counts, run nothing")
+      ->delimiter(',');
   app.add_option("--json", json,
                  "append the result to this file (one JSON object a line)");
   try {
@@ -148,6 +191,17 @@ int main(int argc, char* argv[]) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (!plan.empty()) {
+    int status = 0;
+    try {
+      if (rank == 0) printPlan(cells, plan);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "kfvm-mpi-bench: %s\n", error.what());
+      status = 1;
+    }
+    MPI_Finalize();
+    return status;
+  }
   int status = 0;
   Kokkos::initialize(argc, argv);
   try {

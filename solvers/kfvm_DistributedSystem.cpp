@@ -69,6 +69,11 @@ struct RowsProduct {
   }
 };
 
+/// ||r|| / ||b|| from {r.r, b.b} (||r|| when b is 0).
+double relativeTo(const double sums[2]) {
+  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
+}
+
 /// The owned rows' values: entry e is entry sources(e) of the local matrix.
 template <class ExecSpace>
 struct CopyOwnedEntries {
@@ -460,15 +465,18 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
     equation.updateNonlinear(phi);
     assembler_->assemble(invDt, 1, previous_, phi, rhs_);
-    if (sweeping && sweep > 1) {
-      const double residual = sweepResidual(x);
-      if (residual <= sweepTolerance_) {
+    double sums[2];
+    const bool checked = sweeping && sweep > 1;
+    if (checked) {
+      residual(x, sums);  // the solve below starts from this r
+      const double relative = Details::relativeTo(sums);
+      if (relative <= sweepTolerance_) {
         report.reason = "converged in " + std::to_string(sweep - 1) +
-                        " sweeps (sweep residual " + std::to_string(residual) + ")";
+                        " sweeps (sweep residual " + std::to_string(relative) + ")";
         return report;
       }
     }
-    report = external_ ? solveWithExternal(x) : solveLinear(x);
+    report = external_ ? solveWithExternal(x) : solveLinear(x, checked ? sums : nullptr);
     halo_.exchange(x);
     iterations += report.iterations;
     report.iterations = iterations;
@@ -477,10 +485,12 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
   if (sweeping) {  // the last solve's result is not checked yet
     equation.updateNonlinear(phi);
     assembler_->assemble(invDt, 1, previous_, phi, rhs_);
-    const double residual = sweepResidual(x);
-    if (residual > sweepTolerance_) {
+    double sums[2];
+    residual(x, sums);
+    const double relative = Details::relativeTo(sums);
+    if (relative > sweepTolerance_) {
       report.converged = false;
-      report.reason = "not converged: sweep residual " + std::to_string(residual) +
+      report.reason = "not converged: sweep residual " + std::to_string(relative) +
                       " > " + std::to_string(sweepTolerance_) + " after " +
                       std::to_string(maxSweeps_) + " sweeps";
     }
@@ -489,22 +499,25 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
 }
 
 template <class ExecSpace>
-double DistributedSystem<ExecSpace>::sweepResidual(const Vector<ExecSpace>& x) {
-  multiply(assembler_->matrix(), x, q_);  // every ghost of x is exchanged
+void DistributedSystem<ExecSpace>::residual(const Vector<ExecSpace>& x, double sums[2]) {
+  multiply(assembler_->matrix(), x, q_);
   Blas::copy(rhs_, r_);
   Blas::axpby(Real(-1), q_, Real(1), r_);
-  double sums[2] = {localDot(r_, r_), localDot(rhs_, rhs_)};
+  sums[0] = localDot(r_, r_);
+  sums[1] = localDot(rhs_, rhs_);
   sumOverRanks(sums, 2);
-  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
 }
 
 template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solveLinear(const Vector<ExecSpace>& x) {
-  multiply(assembler_->matrix(), x, q_);  // r = b - A x
-  Blas::copy(rhs_, r_);
-  Blas::axpby(Real(-1), q_, Real(1), r_);
-  double sums[2] = {localDot(r_, r_), localDot(rhs_, rhs_)};
-  sumOverRanks(sums, 2);
+SolverReport DistributedSystem<ExecSpace>::solveLinear(const Vector<ExecSpace>& x,
+                                                       const double* known) {
+  double sums[2];
+  if (known) {
+    sums[0] = known[0];
+    sums[1] = known[1];
+  } else {
+    residual(x, sums);
+  }
   SolverReport report;
   report.solver = "distributed " + solver_ + "+jacobi";
   report.initialResidual = std::sqrt(sums[0]);

@@ -99,9 +99,11 @@ class DistributedSystem {
   void precondition(const Vector<ExecSpace>& from, const Vector<ExecSpace>& to) const;
   void sumOverRanks(double* values, int count) const;
   SolverReport solveWithExternal(const Vector<ExecSpace>& x);
-  SolverReport solveLinear(const Vector<ExecSpace>& x);
-  /// ||b - A x|| / ||b|| over the owned rows; x's ghosts must be exchanged.
-  double sweepResidual(const Vector<ExecSpace>& x);
+  /// The native solve; sums: {r.r, b.b} when r_ already holds b - A x (residual()).
+  SolverReport solveLinear(const Vector<ExecSpace>& x, const double* sums = nullptr);
+  /// r_ = b - A x on the owned rows, and sums = {r.r, b.b} over every rank; x's ghosts
+  /// must be exchanged.
+  void residual(const Vector<ExecSpace>& x, double sums[2]);
 
   Decomposition decomposition_;
   MPI_Comm comm_;

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <map>
 #include <type_traits>
+#include <utility>
 
 namespace kfvm {
 
@@ -483,40 +484,41 @@ bool isTrilinosSolverName(const std::string& name) {
   return Details::belosNames().count(name) > 0;
 }
 
-template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
-    const std::string& name, const Parameters& parameters) {
+namespace Details {
+
+/// A TrilinosSolver made with args, where this Trilinos runs on ExecSpace's memory with
+/// kfvm's real type; an error naming both otherwise.
+template <class ExecSpace, class... Args>
+std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolverWith(const std::string& name,
+                                                                Args&&... args) {
   require(isTrilinosSolverName(name), "unknown Trilinos solver '", name, "'");
-  using Device = typename Details::TpetraVectors::device_type;
+  using Device = typename TpetraVectors::device_type;
   if constexpr (std::is_same<typename ExecSpace::memory_space,
                              typename Device::memory_space>::value &&
-                std::is_same<Real, Details::TpetraScalar>::value) {
-    return std::make_unique<Details::TrilinosSolver<ExecSpace>>(name, parameters);
+                std::is_same<Real, TpetraScalar>::value) {
+    return std::make_unique<TrilinosSolver<ExecSpace>>(name, std::forward<Args>(args)...);
   } else {
-    (void)parameters;
+    ((void)args, ...);
     fail("solver '", name, "': this Trilinos is built for ",
          Device::execution_space::name(), " with double, not for ", ExecSpace::name(),
          " with kfvm's real type");
   }
 }
 
+}  // namespace Details
+
+template <class ExecSpace>
+std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
+    const std::string& name, const Parameters& parameters) {
+  return Details::makeTrilinosSolverWith<ExecSpace>(name, parameters);
+}
+
 template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeTrilinosSolver(
     const std::string& name, const Parameters& parameters, MPI_Comm comm,
     std::vector<long long> rowIds, std::vector<long long> columnIds) {
-  require(isTrilinosSolverName(name), "unknown Trilinos solver '", name, "'");
-  using Device = typename Details::TpetraVectors::device_type;
-  if constexpr (std::is_same<typename ExecSpace::memory_space,
-                             typename Device::memory_space>::value &&
-                std::is_same<Real, Details::TpetraScalar>::value) {
-    return std::make_unique<Details::TrilinosSolver<ExecSpace>>(
-        name, parameters, comm, std::move(rowIds), std::move(columnIds));
-  } else {
-    (void)parameters, (void)comm, (void)rowIds, (void)columnIds;
-    fail("solver '", name, "': this Trilinos is built for ",
-         Device::execution_space::name(), " with double, not for ", ExecSpace::name(),
-         " with kfvm's real type");
-  }
+  return Details::makeTrilinosSolverWith<ExecSpace>(
+      name, parameters, comm, std::move(rowIds), std::move(columnIds));
 }
 
 #define KFVM_INSTANTIATE_TRILINOS(Space)                                       \

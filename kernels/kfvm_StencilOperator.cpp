@@ -179,10 +179,50 @@ struct StencilTeams : StencilData<ExecSpace> {
 /// x and z-face value comes from memory once per chunk instead of three or two times.
 /// Consecutive work items form 32 x 4 tiles in (i, j), so that a GPU block of 128 (or a
 /// multiple) reads its x neighbours in j from lines its own warps loaded.
+/// With uniform weights in 3D, a chunk that lies wholly inside the grid along k takes
+/// uniformChunk(): every load of the chunk is issued before its first store.
 template <class ExecSpace>
 struct StencilColumns : StencilData<ExecSpace> {
-  static constexpr int tileI = 32, tileJ = 4;
-  int depth, tilesI, tilesJ;
+  static constexpr int tileI = 32, tileJ = 4, depth = 8;
+  int tilesI, tilesJ;
+
+  /// The chunk's depth cells of column (i, j) from kBegin, kBegin + depth <= nz, uniform
+  /// weights, 3D. The marching loop below stores y(k) before it loads x(k + 1), and
+  /// since y may alias x the compiler keeps that order: one DRAM round trip per cell.
+  /// Here all loads come first (x down the column and its four in-plane neighbours, the
+  /// diagonal), so a thread has the whole chunk's reads in flight at once. Missing
+  /// neighbours are read at offset 0 with weight 0, so there is no branch.
+  KOKKOS_INLINE_FUNCTION void uniformChunk(int i, int j, int kBegin) const {
+    const int nx = this->nx, ny = this->ny;
+    const Ordinal plane = Ordinal(nx) * ny;
+    const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
+    const Real w0 = this->weight[0], w1 = this->weight[1], w2 = this->weight[2];
+    const Real west = i > 0 ? w0 : 0, east = i < nx - 1 ? w0 : 0;
+    const Real south = j > 0 ? w1 : 0, north = j < ny - 1 ? w1 : 0;
+    const Real bottom = kBegin > 0 ? w2 : 0, top = kBegin + depth < this->nz ? w2 : 0;
+    const Ordinal toWest = i > 0 ? -1 : 0, toEast = i < nx - 1 ? 1 : 0;
+    const Ordinal toSouth = j > 0 ? -nx : 0, toNorth = j < ny - 1 ? nx : 0;
+    const Ordinal toBottom = kBegin > 0 ? -plane : 0;
+    const Ordinal toTop = kBegin + depth < this->nz ? plane : 0;
+    const Real* KOKKOS_RESTRICT xs = this->x.data() + start;
+    const Real* KOKKOS_RESTRICT ds = this->diagonal.data() + start;
+    Real* KOKKOS_RESTRICT ys = this->y.data() + start;
+    Real column[depth + 2], diagonal[depth], side[depth];
+    column[0] = xs[toBottom];
+    for (int m = 0; m < depth; ++m) column[m + 1] = xs[m * plane];
+    column[depth + 1] = xs[(depth - 1) * plane + toTop];
+    for (int m = 0; m < depth; ++m) diagonal[m] = ds[m * plane];
+    for (int m = 0; m < depth; ++m) {
+      const Real* KOKKOS_RESTRICT here = xs + m * plane;
+      side[m] = west * here[toWest] + east * here[toEast] + south * here[toSouth] +
+                north * here[toNorth];
+    }
+    for (int m = 0; m < depth; ++m) {
+      const Real down = m == 0 ? bottom : w2, up = m == depth - 1 ? top : w2;
+      ys[m * plane] = diagonal[m] * column[m + 1] -
+                      this->theta * (side[m] + down * column[m] + up * column[m + 2]);
+    }
+  }
 
   KOKKOS_FUNCTION void operator()(Ordinal index) const {
     const int inTile = int(index % (tileI * tileJ));
@@ -191,6 +231,11 @@ struct StencilColumns : StencilData<ExecSpace> {
     const int j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
     const int kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
     if (i >= this->nx || j >= this->ny) return;
+    if (this->uniform && this->firstY >= 0 && this->firstZ >= 0 &&
+        kBegin + depth <= this->nz) {
+      uniformChunk(i, j, kBegin);
+      return;
+    }
     const Ordinal plane = Ordinal(this->nx) * this->ny;
     const Ordinal column = i + Ordinal(this->nx) * j;
     const int kEnd = kBegin + depth < this->nz ? kBegin + depth : this->nz;
@@ -333,13 +378,13 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                          Details::StencilTeams<ExecSpace>{data});
   } else if (loop_ == StencilLoop::Columns) {
     using Columns = Details::StencilColumns<ExecSpace>;
-    const int depth = 8;  // cells per work item along k
+    const int depth = Columns::depth;  // cells per work item along k
     const int tilesI = (n[0] + Columns::tileI - 1) / Columns::tileI;
     const int tilesJ = (n[1] + Columns::tileJ - 1) / Columns::tileJ;
     forEachIndex("kfvm::StencilOperator::applyColumns", space,
                  Ordinal(tilesI) * tilesJ * Columns::tileI * Columns::tileJ *
                      ((n[2] + depth - 1) / depth),
-                 Columns{data, depth, tilesI, tilesJ});
+                 Columns{data, tilesI, tilesJ});
   } else {
     forEachCell("kfvm::StencilOperator::applyCells", mesh,
                 Details::StencilCells<ExecSpace>{data});

@@ -273,14 +273,16 @@ TEST(Assembly, MatrixFreeStencilOnBoxesCoversTheGridAndWritesOnlyTheBox) {
 
 // Constant D on uniform grids: one weight per axis, the face arrays unread; the same
 // numbers as the matrix. A D field, convection or an uneven grid keeps the face arrays.
-// ny = 11 spans two tiles of the row loop, nz = 19 three chunks of the column loop. The
+// ny = 11 spans two tiles of the row loop, nz = 19 three chunks of the column loop (two
+// whole, one partial), nz = 16 two whole chunks with ny = 1 (no y neighbours). The
 // matrix's face weight is D's harmonic mean times A / d, the uniform one D A / d: equal
 // up to rounding, hence 1e-13 (a few float ulps) rather than 1e-14.
 TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
   for (const bool convect : {false, true})
     for (const auto& grid :
          {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 11, 1.2, 0.5),
-          CartesianGrid::uniform3D(5, 4, 19, 1.0, 0.8, 1.5)}) {
+          CartesianGrid::uniform3D(5, 4, 19, 1.0, 0.8, 1.5),
+          CartesianGrid::uniform3D(3, 1, 16, 0.6, 0.2, 1.1)}) {
       Mesh<Space> mesh(grid);
       Equation<Space> equation(mesh);
       equation.transient(2.0).diffusion(1.7).implicitSource(-0.5).boundary(

@@ -85,11 +85,7 @@ void multiply(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
   auto values = A.values();
   forEachIndex(
       "kfvm::CrsMatrix::multiply", ExecSpace(), A.numRows(), KOKKOS_LAMBDA(Ordinal row) {
-        Real sum = 0;
-        for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
-          sum += values(e) * x(columns(e));
-        }
-        y(row) = sum;
+        y(row) = Details::rowProduct(columns, values, x, offsets(row), offsets(row + 1));
       });
 }
 

@@ -32,9 +32,7 @@ struct ProductAndDot {
   DeviceView<const Real*, ExecSpace> values;
   Vector<ExecSpace> p, q;
   KOKKOS_FUNCTION void operator()(Ordinal row, CgSums& sums) const {
-    Real sum = 0;
-    for (Offset e = offsets(row); e < offsets(row + 1); ++e)
-      sum += values(e) * p(columns(e));
+    const Real sum = rowProduct(columns, values, p, offsets(row), offsets(row + 1));
     q(row) = sum;
     sums.value[PQ] += double(p(row)) * double(sum);
   }

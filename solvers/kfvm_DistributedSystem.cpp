@@ -62,10 +62,7 @@ struct RowsProduct {
   Vector<ExecSpace> x, y;
   KOKKOS_FUNCTION void operator()(Ordinal m) const {
     const Ordinal row = rows(m);
-    Real sum = 0;
-    for (Offset e = offsets(row); e < offsets(row + 1); ++e)
-      sum += values(e) * x(columns(e));
-    y(row) = sum;
+    y(row) = rowProduct(columns, values, x, offsets(row), offsets(row + 1));
   }
 };
 

@@ -3,6 +3,7 @@
 //
 //   kfvm-bench                              # 64^3 and 128^3, 20 repeats
 //   kfvm-bench --sizes 128,256,512 --repeat 30 --json results.json
+//   kfvm-bench --backend OpenMP             # another backend of the same build
 //
 // For each size: device copy (the ceiling), matrix-free 7-point apply with constant D
 // (uniform weights: x, diagonal, y) and with variable D (face coefficient arrays too), in
@@ -12,6 +13,7 @@
 // iteration and per step). Bandwidth is
 // bytes that must move (each array read or written once) over the median time; efficiency
 // is that over the copy bandwidth.
+#include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_KokkosCompat.hpp>
@@ -41,7 +43,6 @@
 
 namespace kfvm_bench {
 
-using Space = Kokkos::DefaultExecutionSpace;
 using kfvm::Ordinal;
 using kfvm::Real;
 
@@ -68,12 +69,14 @@ double medianSeconds(int repeat, const std::function<void()>& body) {
   return times[times.size() / 2];
 }
 
+template <class Space>
 void copyKernel(const kfvm::Vector<Space>& from, const kfvm::Vector<Space>& to) {
   kfvm::forEachIndex(
       "kfvm::bench::copy", Space(), Ordinal(from.extent(0)),
       KOKKOS_LAMBDA(Ordinal i) { to(i) = from(i); });
 }
 
+template <class Space>
 void fillWavy(kfvm::CellField<Space>& phi, const kfvm::Mesh<Space>& mesh) {
   kfvm::setFromCellCentres(
       phi, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
@@ -81,6 +84,7 @@ void fillWavy(kfvm::CellField<Space>& phi, const kfvm::Mesh<Space>& mesh) {
       });
 }
 
+template <class Space>
 std::vector<Result> benchmarkSize(int n, int repeat) {
   using namespace kfvm;
   std::vector<Result> results;
@@ -92,7 +96,7 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   for (Patch patch : allPatches)
     equation.boundary(patch, BoundaryCondition::dirichlet(0));
   CellField<Space> phi(mesh, "phi");
-  fillWavy(phi, mesh);
+  fillWavy<Space>(phi, mesh);
   Vector<Space> x = phi.values(), y("kfvm::bench::y", mesh.numCells()),
                 rhs("kfvm::bench::rhs", mesh.numCells());
   Assembler<Space> assembler(equation);
@@ -107,7 +111,7 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
     results.push_back({name, n, medianSeconds(repeat, body), bytes});
   };
   time("copy (deep_copy)", 2 * cells * S, [&] { Kokkos::deep_copy(Space(), y, x); });
-  time("copy (RangePolicy)", 2 * cells * S, [&] { copyKernel(x, y); });
+  time("copy (RangePolicy)", 2 * cells * S, [&] { copyKernel<Space>(x, y); });
   // Variable D = 1 + x + y z: the same operator shape with face coefficient arrays.
   CellField<Space> D(mesh, "kfvm::bench::D");
   setFromCellCentres(
@@ -119,7 +123,8 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   Assembler<Space> variableAssembler(variable);
   variableAssembler.assemble(invDt, 1, phi, rhs);
   const bool onHost =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                 typename Space::memory_space>::accessible;
   const std::vector<std::pair<StencilLoop, std::string>> loops =
       onHost
           ? std::vector<std::pair<StencilLoop, std::string>>{{StencilLoop::Rows, "rows"},
@@ -143,7 +148,7 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
 #ifdef KFVM_HAVE_KOKKOSKERNELS
   {  // the same arrays, viewed as a Kokkos Kernels matrix
     using Matrix =
-        KokkosSparse::CrsMatrix<Real, Ordinal, Space::device_type, void, Offset>;
+        KokkosSparse::CrsMatrix<Real, Ordinal, typename Space::device_type, void, Offset>;
     const typename Matrix::staticcrsgraph_type graph(A.columns(), A.rowOffsets());
     const Matrix kk("kfvm::bench::kkMatrix", A.numColumns(), A.values(), graph);
     time("CRS SpMV (Kokkos Kernels)", spmvBytes,
@@ -180,6 +185,27 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
                                 (cells + 1) * sizeof(Offset) + cells * S * (2 + 8 + 3);
   results.push_back({"CG iteration (Jacobi)", n, stepSeconds / std::max(iterations, 1),
                      iterationBytes});
+  // The iteration alone: two solves of the step's matrix from x = 0 that cannot converge
+  // (rtol 1e-300), stopped at 10 and at 30 iterations; their time difference over their
+  // iteration difference leaves out the step's assembly, the solver's setup and start.
+  {
+    std::vector<std::pair<double, int>> solves;
+    for (const int limit : {10, 30}) {
+      auto cg = makeLinearSolver<Space>(
+          "cg", {{"tolerance", "1e-300"}, {"max_iterations", std::to_string(limit)}});
+      cg->setMatrix(A);
+      int done = 0;
+      const double seconds = medianSeconds(std::max(3, repeat / 2), [&] {
+        Kokkos::deep_copy(y, Real(0));
+        done = cg->solve(rhs, y).iterations;
+      });
+      solves.emplace_back(seconds, done);
+    }
+    const int extra = solves[1].second - solves[0].second;
+    if (extra > 0)
+      results.push_back({"CG iteration (Jacobi, 30 - 10 iterations)", n,
+                         (solves[1].first - solves[0].first) / extra, iterationBytes});
+  }
   results.push_back(
       {"backward-Euler step, rtol 1e-8 (" + std::to_string(iterations) + " it)", n,
        stepSeconds, iterationBytes * iterations});
@@ -187,21 +213,9 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   return results;
 }
 
-}  // namespace kfvm_bench
-
-int main(int argc, char* argv[]) {
-  std::vector<int> sizes = {64, 128};
-  int repeat = 20;
-  std::string json;
-  CLI::App app{"kfvm-bench: kfvm's memory-bound kernels against the copy bandwidth"};
-  app.add_option("--sizes", sizes, "cells per side of the 3D grids")->delimiter(',');
-  app.add_option("--repeat", repeat, "timed repetitions per kernel (median reported)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--json", json, "write the results to this JSON file");
-  CLI11_PARSE(app, argc, argv);
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  using namespace kfvm_bench;
-
+/// Runs every size on Space and prints (and writes, with json) the results.
+template <class Space>
+void run(const std::vector<int>& sizes, int repeat, const std::string& json) {
   std::string device = "host";
   for (const auto& memory : kfvm::systemInfo().memories)
     if (memory.backend == Space::name()) device = memory.where;
@@ -216,7 +230,7 @@ int main(int argc, char* argv[]) {
               KFVM_GIT_REVISION, sizeof(Real) == 8 ? "double" : "float", repeat);
   bool first = true;
   for (int n : sizes) {
-    const auto results = benchmarkSize(n, repeat);
+    const auto results = benchmarkSize<Space>(n, repeat);
     const double copy = results.front().bandwidth();
     std::printf("\n%d^3 cells\n%-44s %12s %10s %8s\n", n, "kernel", "time [ms]", "GB/s",
                 "of copy");
@@ -232,5 +246,34 @@ int main(int argc, char* argv[]) {
   }
   out << "\n  ]\n}\n";
   if (!json.empty()) std::ofstream(json) << out.str();
+}
+
+}  // namespace kfvm_bench
+
+int main(int argc, char* argv[]) {
+  std::vector<int> sizes = {64, 128};
+  int repeat = 20;
+  std::string json, backend = Kokkos::DefaultExecutionSpace::name();
+  CLI::App app{"kfvm-bench: kfvm's memory-bound kernels against the copy bandwidth"};
+  app.add_option("--sizes", sizes, "cells per side of the 3D grids")->delimiter(',');
+  app.add_option("--repeat", repeat, "timed repetitions per kernel (median reported)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--backend", backend,
+                 "execution space to run on (default: Kokkos' default one)");
+  app.add_option("--json", json, "write the results to this JSON file");
+  CLI11_PARSE(app, argc, argv);
+  const auto backends = kfvm::enabledBackends();
+  if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
+    std::string known;
+    for (const auto& name : backends) known += " " + name;
+    std::fprintf(stderr, "kfvm-bench: unknown backend '%s'; this build has:%s\n",
+                 backend.c_str(), known.c_str());
+    return 1;
+  }
+  Kokkos::ScopeGuard kokkos(argc, argv);
+#define KFVM_BENCH_RUN(Space) \
+  if (backend == Space::name()) kfvm_bench::run<Space>(sizes, repeat, json);
+  KFVM_FOR_EACH_BACKEND(KFVM_BENCH_RUN)
+#undef KFVM_BENCH_RUN
   return 0;
 }

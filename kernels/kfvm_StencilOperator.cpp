@@ -179,16 +179,71 @@ struct StencilTeams : StencilData<ExecSpace> {
 /// x and z-face value comes from memory once per chunk instead of three or two times.
 /// Consecutive work items form 32 x 4 tiles in (i, j), so that a GPU block of 128 (or a
 /// multiple) reads its x neighbours in j from lines its own warps loaded.
-/// With uniform weights in 3D, a chunk that lies wholly inside the grid along k takes
-/// uniformChunk(): every load of the chunk is issued before its first store.
+/// With uniform weights in 3D, StencilUniformColumns runs instead.
 template <class ExecSpace>
 struct StencilColumns : StencilData<ExecSpace> {
   static constexpr int tileI = 32, tileJ = 4, depth = 8;
   int tilesI, tilesJ;
 
+  /// The column (i, j) and first k of work item index; false outside the grid.
+  KOKKOS_INLINE_FUNCTION bool chunkOf(Ordinal index, int& i, int& j, int& kBegin) const {
+    const int inTile = int(index % (tileI * tileJ));
+    const Ordinal tile = index / (tileI * tileJ);
+    i = int(tile % tilesI) * tileI + inTile % tileI;
+    j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
+    kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
+    return i < this->nx && j < this->ny;
+  }
+
+  KOKKOS_FUNCTION void operator()(Ordinal index) const {
+    int i, j, kBegin;
+    if (chunkOf(index, i, j, kBegin)) march(i, j, kBegin);
+  }
+
+  /// The marching loop over the chunk from kBegin.
+  KOKKOS_INLINE_FUNCTION void march(int i, int j, int kBegin) const {
+    const Ordinal plane = Ordinal(this->nx) * this->ny;
+    const Ordinal column = i + Ordinal(this->nx) * j;
+    const int kEnd = kBegin + depth < this->nz ? kBegin + depth : this->nz;
+    const bool hasZ = this->firstZ >= 0;
+    const Ordinal start = column + plane * kBegin;
+    Real below = hasZ && kBegin > 0 ? this->x(start - plane) : Real(0);
+    Real here = this->x(start);
+    Real lowerFace = hasZ ? this->lowerWeight(2, this->firstZ + start) : Real(0);
+    for (int k = kBegin; k < kEnd; ++k) {
+      const Ordinal cell = column + plane * k;
+      Real offDiagonal = this->inPlane(i, j, k, cell);
+      Real above = 0, nextLowerFace = 0;
+      if (hasZ) {
+        const Ordinal upperFace = this->firstZ + cell + plane;
+        nextLowerFace = this->lowerWeight(2, upperFace);
+        if (k > 0) offDiagonal += lowerFace * below;
+        if (k < this->nz - 1) {
+          above = this->x(cell + plane);
+          offDiagonal += this->upperWeight(2, upperFace) * above;
+        }
+      }
+      this->y(cell) = this->diagonal(cell) * here - this->theta * offDiagonal;
+      below = here;
+      here = above;
+      lowerFace = nextLowerFace;
+    }
+  }
+};
+
+/// The columns loop with uniform weights in 3D. A chunk that lies wholly inside the grid
+/// along k takes uniformChunk(): every load of the chunk is issued before its first
+/// store. Its own kernel, because the chunk's registers (56 a thread on sm_90, against
+/// 32) would lower the occupancy of the face-coefficient path, which needs it (measured:
+/// variable D fell from 0.91 to 0.61 of copy at 512^3 when both shared one kernel).
+template <class ExecSpace>
+struct StencilUniformColumns : StencilColumns<ExecSpace> {
+  using Base = StencilColumns<ExecSpace>;
+  static constexpr int depth = Base::depth;
+
   /// The chunk's depth cells of column (i, j) from kBegin, kBegin + depth <= nz, uniform
-  /// weights, 3D. The marching loop below stores y(k) before it loads x(k + 1), and
-  /// since y may alias x the compiler keeps that order: one DRAM round trip per cell.
+  /// weights, 3D. The marching loop stores y(k) before it loads x(k + 1), and since y
+  /// may alias x the compiler keeps that order: one DRAM round trip per cell.
   /// Here all loads come first (x down the column and its four in-plane neighbours, the
   /// diagonal), so a thread has the whole chunk's reads in flight at once. Missing
   /// neighbours are read at offset 0 with weight 0, so there is no branch.
@@ -225,43 +280,12 @@ struct StencilColumns : StencilData<ExecSpace> {
   }
 
   KOKKOS_FUNCTION void operator()(Ordinal index) const {
-    const int inTile = int(index % (tileI * tileJ));
-    const Ordinal tile = index / (tileI * tileJ);
-    const int i = int(tile % tilesI) * tileI + inTile % tileI;
-    const int j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
-    const int kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
-    if (i >= this->nx || j >= this->ny) return;
-    if (this->uniform && this->firstY >= 0 && this->firstZ >= 0 &&
-        kBegin + depth <= this->nz) {
+    int i, j, kBegin;
+    if (!this->chunkOf(index, i, j, kBegin)) return;
+    if (kBegin + depth <= this->nz)
       uniformChunk(i, j, kBegin);
-      return;
-    }
-    const Ordinal plane = Ordinal(this->nx) * this->ny;
-    const Ordinal column = i + Ordinal(this->nx) * j;
-    const int kEnd = kBegin + depth < this->nz ? kBegin + depth : this->nz;
-    const bool hasZ = this->firstZ >= 0;
-    const Ordinal start = column + plane * kBegin;
-    Real below = hasZ && kBegin > 0 ? this->x(start - plane) : Real(0);
-    Real here = this->x(start);
-    Real lowerFace = hasZ ? this->lowerWeight(2, this->firstZ + start) : Real(0);
-    for (int k = kBegin; k < kEnd; ++k) {
-      const Ordinal cell = column + plane * k;
-      Real offDiagonal = this->inPlane(i, j, k, cell);
-      Real above = 0, nextLowerFace = 0;
-      if (hasZ) {
-        const Ordinal upperFace = this->firstZ + cell + plane;
-        nextLowerFace = this->lowerWeight(2, upperFace);
-        if (k > 0) offDiagonal += lowerFace * below;
-        if (k < this->nz - 1) {
-          above = this->x(cell + plane);
-          offDiagonal += this->upperWeight(2, upperFace) * above;
-        }
-      }
-      this->y(cell) = this->diagonal(cell) * here - this->theta * offDiagonal;
-      below = here;
-      here = above;
-      lowerFace = nextLowerFace;
-    }
+    else
+      this->march(i, j, kBegin);
   }
 };
 
@@ -381,10 +405,14 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
     const int depth = Columns::depth;  // cells per work item along k
     const int tilesI = (n[0] + Columns::tileI - 1) / Columns::tileI;
     const int tilesJ = (n[1] + Columns::tileJ - 1) / Columns::tileJ;
-    forEachIndex("kfvm::StencilOperator::applyColumns", space,
-                 Ordinal(tilesI) * tilesJ * Columns::tileI * Columns::tileJ *
-                     ((n[2] + depth - 1) / depth),
-                 Columns{data, tilesI, tilesJ});
+    const Ordinal items = Ordinal(tilesI) * tilesJ * Columns::tileI * Columns::tileJ *
+                          ((n[2] + depth - 1) / depth);
+    if (uniform_ && mesh.dimension() == 3)
+      forEachIndex("kfvm::StencilOperator::applyUniformColumns", space, items,
+                   Details::StencilUniformColumns<ExecSpace>{{data, tilesI, tilesJ}});
+    else
+      forEachIndex("kfvm::StencilOperator::applyColumns", space, items,
+                   Columns{data, tilesI, tilesJ});
   } else {
     forEachCell("kfvm::StencilOperator::applyCells", mesh,
                 Details::StencilCells<ExecSpace>{data});

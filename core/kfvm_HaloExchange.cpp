@@ -14,8 +14,7 @@
 
 namespace kfvm {
 
-GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank, int width)
-    : owned(decomposition.block(rank).count) {
+GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank, int width) {
   require(width >= 1, "ghost layers: the width must be 1 or more, got ", width);
   // Checked for every rank's block, so that every rank throws the same error.
   for (int r = 0; r < decomposition.numRanks(); ++r)
@@ -27,6 +26,7 @@ GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank, int wid
               " ghost layers (use fewer ranks along that axis)");
     }
   for (int a = 0; a < 3; ++a) {
+    owned[a] = decomposition.block(rank).count[a];
     lower[a] = decomposition.neighbour(rank, a, 0) >= 0 ? width : 0;
     upper[a] = decomposition.neighbour(rank, a, 1) >= 0 ? width : 0;
     extent[a] = lower[a] + owned[a] + upper[a];
@@ -41,7 +41,7 @@ namespace Details {
 /// exchanged before (b < axis).
 struct HaloSlab {
   int axis;
-  std::array<int, 3> begin, count;
+  Kokkos::Array<int, 3> begin, count;  // read in kernels: not std::array (GhostedBlock)
 
   HaloSlab(const GhostedBlock& block, int axis, int side, bool ghostLayer,
            bool faceOnly = false)

@@ -17,8 +17,13 @@ namespace kfvm {
 /// upper cells per axis. Owned cells have local indices 0 .. owned - 1, ghosts -lower ..
 /// -1 and owned .. owned + upper - 1. A 7-point stencil needs one layer; the fourth-order
 /// term and TVD convection reach two cells away and need two.
+///
+/// Its arrays are Kokkos::Array, not std::array: kernels read them (isOwned(), index()),
+/// and std::array's operator[] is a host function. Built with nvcc 13.0 and g++ 13.3,
+/// a Cuda kernel read every such entry as 0 (measured on the H200; the MPI tests on
+/// Cuda failed with it).
 struct GhostedBlock {
-  std::array<int, 3> owned{1, 1, 1}, lower{0, 0, 0}, upper{0, 0, 0}, extent{1, 1, 1};
+  Kokkos::Array<int, 3> owned{1, 1, 1}, lower{0, 0, 0}, upper{0, 0, 0}, extent{1, 1, 1};
 
   GhostedBlock() = default;
   /// Throws kfvm::Error when width is not 1 or more, or when a block has fewer cells

@@ -161,7 +161,7 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
   // The same split in boxes of local cells for the stencil: the rim peeled axis by
   // axis (one layer on each side facing a rank), the interior what is left.
   const GhostedBlock& layout = halo_.layout();
-  std::array<int, 3> lo{0, 0, 0}, hi = layout.owned;
+  std::array<int, 3> lo{0, 0, 0}, hi{layout.owned[0], layout.owned[1], layout.owned[2]};
   const auto local = [&](std::array<int, 3> cell) {
     for (int a = 0; a < 3; ++a) cell[a] += layout.lower[a];
     return cell;

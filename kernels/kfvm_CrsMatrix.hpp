@@ -57,22 +57,23 @@ constexpr int rowProductBatch = 8;
 template <class Columns, class Values, class X>
 KOKKOS_INLINE_FUNCTION Real rowProduct(const Columns& columns, const Values& values,
                                        const X& x, Offset begin, Offset end) {
-  constexpr bool onHost =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename X::memory_space>::accessible;
   Real sum = 0;
-  if (onHost || end - begin > rowProductBatch) {
-    for (Offset e = begin; e < end; ++e) sum += values(e) * x(columns(e));
-    return sum;
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                            typename X::memory_space>::accessible) {
+    if (end - begin <= rowProductBatch) {
+      Ordinal column[rowProductBatch];
+      Real value[rowProductBatch];
+      for (int m = 0; m < rowProductBatch; ++m) {
+        const bool inRow = begin + m < end;
+        column[m] = inRow ? columns(begin + m) : Ordinal(0);
+        value[m] = inRow ? values(begin + m) : Real(0);
+      }
+      for (int m = 0; m < rowProductBatch; ++m)
+        if (begin + m < end) sum += value[m] * x(column[m]);
+      return sum;
+    }
   }
-  Ordinal column[rowProductBatch];
-  Real value[rowProductBatch];
-  for (int m = 0; m < rowProductBatch; ++m) {
-    const bool inRow = begin + m < end;
-    column[m] = inRow ? columns(begin + m) : Ordinal(0);
-    value[m] = inRow ? values(begin + m) : Real(0);
-  }
-  for (int m = 0; m < rowProductBatch; ++m)
-    if (begin + m < end) sum += value[m] * x(column[m]);
+  for (Offset e = begin; e < end; ++e) sum += values(e) * x(columns(e));
   return sum;
 }
 

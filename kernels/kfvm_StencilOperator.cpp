@@ -282,7 +282,9 @@ struct StencilUniformColumns : StencilColumns<ExecSpace> {
   KOKKOS_FUNCTION void operator()(Ordinal index) const {
     int i, j, kBegin;
     if (!this->chunkOf(index, i, j, kBegin)) return;
-    if (kBegin + depth <= this->nz)
+    // apply() launches this only with uniform weights in 3D; the check guards other use.
+    if (this->uniform && this->firstY >= 0 && this->firstZ >= 0 &&
+        kBegin + depth <= this->nz)
       uniformChunk(i, j, kBegin);
     else
       this->march(i, j, kBegin);

@@ -77,7 +77,10 @@ class HaloExchange {
   MPI_Comm communicator() const { return comm_; }
   /// Wall seconds spent in exchange(), startFaces() and finishFaces() so far (packing,
   /// messages, waiting, unpacking, fenced), and the number of exchanges: what the
-  /// exchange costs, apart from the computation.
+  /// exchange costs, apart from the computation. Each call first fences ExecSpace
+  /// outside its timer, so kernels launched before it (the field's producer, or the
+  /// interior product overlapping the messages) are not counted as exchange. A block
+  /// with no neighbouring rank exchanges nothing and does not fence.
   double seconds() const { return seconds_; }
   long long calls() const { return calls_; }
   /// True when messages go to MPI from ExecSpace's memory directly (host memory, or
@@ -95,6 +98,7 @@ class HaloExchange {
   double seconds_ = 0;
   long long calls_ = 0;
   MPI_Request requests_[12];
+  bool hasNeighbours_ = false;
   int pendingRequests_ = -1;  // -1: no startFaces() waiting for its finishFaces()
   GhostedBlock layout_;
   // Per axis and side (0 lower, 1 upper): the packed slab sent and the one received.

@@ -4,11 +4,14 @@
 //   mpirun -np 2 kfvm-mpi-bench --cells 128,128,128 --steps 5
 //   mpirun -np 2 kfvm-mpi-bench --solver belos:cg --preconditioner muelu  (Trilinos)
 //   kfvm-mpi-bench --plan 2,4,8 --cells 512,512,512   (no run: the exchange's sizes)
+//   kfvm-mpi-bench --plan 2,4,8 --cells 512,512,512 --measured runs.jsonl  (and costs)
 //
 // Prints, on rank 0: ranks, process grid, cells, the median step time, solver
 // iterations, and kfvm's halo-exchange time per step (fenced: packing, messages,
 // unpacking), apart from the rest; --json appends the same as one JSON object per line.
 // A Trilinos solver makes its own exchanges (Tpetra imports), inside the step time.
+#include "kfvm_exchange_plan.hpp"
+
 #include <kfvm_Config.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
@@ -40,6 +43,7 @@ struct Run {
   int iterations = 0;
   long long exchanges = 0;  // halo exchanges in the median step
   double faceBytes = 0;     // bytes one exchange sends, the largest over the ranks
+  int messages = 0;         // and the messages of the rank that sends them
   bool direct = true;       // GPU-aware MPI (or host memory): no host staging
 };
 
@@ -109,46 +113,36 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
   run.haloSeconds = halo[halo.size() / 2];
   run.exchanges = exchanges[exchanges.size() / 2];
   run.direct = system.halo().direct();
-  double bytes = double(system.halo().faceBytes());
-  MPI_Allreduce(&bytes, &run.faceBytes, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  struct {
+    double bytes;
+    int rank;
+  } mine{double(system.halo().faceBytes()), rank}, busiest{};
+  MPI_Allreduce(&mine, &busiest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  run.faceBytes = busiest.bytes;
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side)
+      run.messages += decomposition.neighbour(rank, a, side) >= 0;
+  MPI_Bcast(&run.messages, 1, MPI_INT, busiest.rank, MPI_COMM_WORLD);
   return run;
 }
 
 /// For each rank count, the balanced split of cells and what one face exchange sends
-/// from its busiest rank (messages and bytes): with a measured per-message latency and
-/// bandwidth, the exchange time per CG iteration at that many ranks.
-void printPlan(const std::vector<int>& cells, const std::vector<int>& rankCounts) {
-  const std::array<int, 3> counts{cells[0], cells[1], cells[2]};
+/// from its busiest rank (messages and bytes); with --measured, what that costs.
+void printPlan(const std::vector<int>& cells, const std::vector<int>& rankCounts,
+               const std::string& measured, const std::string& solver) {
+  const auto rows = kfvm_bench::planRows({cells[0], cells[1], cells[2]}, rankCounts);
   std::printf("ranks  process grid  largest block     messages  bytes per exchange\n");
-  for (const int ranks : rankCounts) {
-    const auto split = kfvm::Decomposition::balanced(3, counts, ranks);
-    long long largest = 0, bytes = 0;
-    int messages = 0;
-    std::array<int, 3> block{};
-    for (int r = 0; r < ranks; ++r) {
-      const auto b = split.block(r);
-      long long rankBytes = 0;
-      int rankMessages = 0;
-      for (int a = 0; a < 3; ++a)
-        for (int side = 0; side < 2; ++side) {
-          if (split.neighbour(r, a, side) < 0) continue;
-          ++rankMessages;
-          rankBytes += (long long)b.count[(a + 1) % 3] * b.count[(a + 2) % 3] *
-                       (long long)sizeof(kfvm::Real);
-        }
-      if (b.numCells() > largest) {
-        largest = b.numCells();
-        block = b.count;
-      }
-      if (rankBytes > bytes) {
-        bytes = rankBytes;
-        messages = rankMessages;
-      }
-    }
-    const auto g = split.processGrid();
-    std::printf("%5d  %3d x %2d x %2d  %4d x %4d x %4d  %8d  %18lld\n", ranks, g[0], g[1],
-                g[2], block[0], block[1], block[2], messages, bytes);
+  for (const auto& row : rows) {
+    const auto& g = row.processGrid;
+    const auto& b = row.largestBlock;
+    std::printf("%5d  %3d x %2d x %2d  %4d x %4d x %4d  %8d  %18lld\n", row.ranks, g[0],
+                g[1], g[2], b[0], b[1], b[2], row.messages, row.bytes);
   }
+  if (measured.empty()) return;
+  const auto model = kfvm_bench::fitExchangeModel(measured, solver);
+  printEstimate(rows, model, (long long)cells[0] * cells[1] * cells[2]);
 }
 
 }  // namespace
@@ -161,6 +155,7 @@ int main(int argc, char* argv[]) {
   std::string json;
   SolverChoice solver;
   std::vector<int> plan;
+  std::string measured;
   CLI::App app{"kfvm-mpi-bench: one implicit diffusion step across MPI ranks"};
   app.add_option("--cells", cells, "global cells per axis (3)")
       ->expected(3)
@@ -179,6 +174,9 @@ int main(int argc, char* argv[]) {
   app.add_option("--plan", plan,
                  "print the split and exchange sizes at these rank counts, run nothing")
       ->delimiter(',');
+  app.add_option("--measured", measured,
+                 "with --plan: kfvm-mpi-bench --json lines of this solver (1 rank, and "
+                 "several ranks at two sizes) to estimate each plan row's costs");
   app.add_option("--json", json,
                  "append the result to this file (one JSON object a line)");
   try {
@@ -194,8 +192,11 @@ int main(int argc, char* argv[]) {
   if (!plan.empty()) {
     int status = 0;
     try {
-      if (rank == 0) printPlan(cells, plan);
+      if (rank == 0)
+        printPlan(cells, plan, measured,
+                  solver.name + (solver.matrixFree ? " matrix-free" : ""));
     } catch (const std::exception& error) {
+      std::fflush(stdout);
       std::fprintf(stderr, "kfvm-mpi-bench: %s\n", error.what());
       status = 1;
     }
@@ -242,7 +243,7 @@ int main(int argc, char* argv[]) {
             << ", \"halo_seconds\": " << run.haloSeconds
             << ", \"iterations\": " << run.iterations
             << ", \"exchanges\": " << run.exchanges
-            << ", \"face_bytes\": " << run.faceBytes
+            << ", \"face_bytes\": " << run.faceBytes << ", \"messages\": " << run.messages
             << ", \"direct\": " << (run.direct ? "true" : "false") << "}\n";
     }
   } catch (const std::exception& error) {

@@ -77,10 +77,11 @@ class HaloExchange {
   MPI_Comm communicator() const { return comm_; }
   /// Wall seconds spent in exchange(), startFaces() and finishFaces() so far (packing,
   /// messages, waiting, unpacking, fenced), and the number of exchanges: what the
-  /// exchange costs, apart from the computation. Each call first fences ExecSpace
-  /// outside its timer, so kernels launched before it (the field's producer, or the
-  /// interior product overlapping the messages) are not counted as exchange. A block
-  /// with no neighbouring rank exchanges nothing and does not fence.
+  /// exchange costs, apart from the computation. Kernels launched before a call (the
+  /// field's producer, or the interior product overlapping the messages) are waited for
+  /// outside the timer; finishFaces() waits for the messages first, while the device
+  /// computes, and counts that wait. A block with no neighbouring rank exchanges nothing
+  /// and does not fence.
   double seconds() const { return seconds_; }
   long long calls() const { return calls_; }
   /// True when messages go to MPI from ExecSpace's memory directly (host memory, or

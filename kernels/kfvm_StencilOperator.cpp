@@ -3,6 +3,8 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_StencilOperator.hpp>
 
+#include "detail/kfvm_StreamingStores.hpp"
+
 #include <cmath>
 
 namespace kfvm {
@@ -24,6 +26,7 @@ struct StencilData {
   Ordinal firstY, firstZ;  // -1 when the grid has no such faces
   bool uniform;
   Real weight[3];
+  bool streaming = false;  // applyRowInterior() writes y with streaming stores (host)
 
   KOKKOS_INLINE_FUNCTION Real lowerWeight(int axis, Ordinal face) const {
     return uniform ? weight[axis] : lower(face);
@@ -79,10 +82,12 @@ struct StencilData {
     if (uniform) {
       const Real wx = weight[0], ws = south * weight[1], wn = north * weight[1],
                  wb = bottom * weight[2], wt = top * weight[2];
-      for (int i = iBegin; i < iEnd; ++i)
-        ys[i] = ds[i] * xs[i] - theta * (wx * (xs[i - 1] + xs[i + 1]) +
-                                         ws * xs[i + toSouth] + wn * xs[i + toNorth] +
-                                         wb * xs[i + toBottom] + wt * xs[i + toTop]);
+      const Real t = theta;
+      storeRow(ys, iBegin, iEnd, streaming, [&](int i) {
+        return ds[i] * xs[i] -
+               t * (wx * (xs[i - 1] + xs[i + 1]) + ws * xs[i + toSouth] +
+                    wn * xs[i + toNorth] + wb * xs[i + toBottom] + wt * xs[i + toTop]);
+      });
       return;
     }
     // Face indices of cell (0, j, k): its lower x, y and z faces (unused axes: 0).
@@ -92,13 +97,15 @@ struct StencilData {
     const Ordinal yFace = hasY ? firstY + nx * (j + Ordinal(ny + 1) * k) : 0;
     const Ordinal zFace = hasZ ? firstZ + first : 0;
     const Ordinal yUp = hasY ? nx : 0, zUp = hasZ ? plane : 0;
-    for (int i = iBegin; i < iEnd; ++i)
-      ys[i] = ds[i] * xs[i] -
-              theta * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
-                       south * lo[yFace + i] * xs[i + toSouth] +
-                       north * up[yFace + i + yUp] * xs[i + toNorth] +
-                       bottom * lo[zFace + i] * xs[i + toBottom] +
-                       top * up[zFace + i + zUp] * xs[i + toTop]);
+    const Real t = theta;
+    storeRow(ys, iBegin, iEnd, streaming, [&](int i) {
+      return ds[i] * xs[i] -
+             t * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
+                  south * lo[yFace + i] * xs[i + toSouth] +
+                  north * up[yFace + i + yUp] * xs[i + toNorth] +
+                  bottom * lo[zFace + i] * xs[i + toBottom] +
+                  top * up[zFace + i + zUp] * xs[i + toTop]);
+    });
   }
 };
 
@@ -347,7 +354,8 @@ Details::StencilData<ExecSpace> StencilOperator<ExecSpace>::stencilData(
           mesh.dimension() >= 2 ? mesh.firstFace(1) : -1,
           mesh.dimension() >= 3 ? mesh.firstFace(2) : -1,
           uniform_,
-          {weights_[0], weights_[1], weights_[2]}};
+          {weights_[0], weights_[1], weights_[2]},
+          loop_ == StencilLoop::StreamingRows};
 }
 
 template <class ExecSpace>
@@ -368,7 +376,7 @@ void StencilOperator<ExecSpace>::applyBox(const Vector<ExecSpace>& x,
   const int count[3] = {end[0] - begin[0], end[1] - begin[1], end[2] - begin[2]};
   if (count[0] == 0 || count[1] == 0 || count[2] == 0) return;
   const auto data = stencilData(x, y);
-  if (loop_ == StencilLoop::Rows) {
+  if (loop_ == StencilLoop::Rows || loop_ == StencilLoop::StreamingRows) {
     forEachIndex(
         "kfvm::StencilOperator::applyBoxRows", mesh.space(), Ordinal(count[1]) * count[2],
         Details::StencilBoxRows<ExecSpace>{
@@ -393,10 +401,11 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
   const auto n = mesh.cellCounts();
   const Details::StencilData<ExecSpace> data = stencilData(x, y);
   const ExecSpace& space = mesh.space();
-  if (loop_ == StencilLoop::Rows) {
+  if (loop_ == StencilLoop::Rows || loop_ == StencilLoop::StreamingRows) {
     const int tile = 8;  // rows of j per tile
-    forEachIndex("kfvm::StencilOperator::applyRows", space,
-                 Ordinal((n[1] + tile - 1) / tile) * tile * n[2],
+    forEachIndex(loop_ == StencilLoop::Rows ? "kfvm::StencilOperator::applyRows"
+                                            : "kfvm::StencilOperator::applyStreamingRows",
+                 space, Ordinal((n[1] + tile - 1) / tile) * tile * n[2],
                  Details::StencilRows<ExecSpace>{data, tile});
   } else if (loop_ == StencilLoop::Teams) {
     Kokkos::parallel_for("kfvm::StencilOperator::applyTeams",

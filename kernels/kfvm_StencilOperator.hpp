@@ -23,8 +23,11 @@ struct StencilData;
 ///    chunk with x and the z-face weight carried in registers; work items form 32 x 4
 ///    tiles in (i, j). The default on device memory spaces (H200, 512^3, variable D:
 ///    0.91 of copy against 0.89 for Cells; constant D 0.78 against 0.71).
+///  - StreamingRows: Rows, writing y with streaming (non-temporal) stores on x86-64
+///    hosts, which write whole cache lines without first reading them (as memcpy does);
+///    a normal store reads each line of y before writing it. Elsewhere the same as Rows.
 /// All give the same numbers.
-enum class StencilLoop { Auto, Rows, Columns, Cells, Teams };
+enum class StencilLoop { Auto, Rows, Columns, Cells, Teams, StreamingRows };
 
 /// Matrix-free apply of the assembled operator on a structured grid: the 3-, 5- or
 /// 7-point stencil read from the assembler's face coefficients and diagonal through

@@ -202,6 +202,7 @@ TEST(Assembly, MatrixFreeStencilMatchesCrsProductIn1D2D3D) {
           StencilOperator<Space>(assembler, StencilLoop::Columns),
           StencilOperator<Space>(assembler, StencilLoop::Cells),
           StencilOperator<Space>(assembler, StencilLoop::Teams),
+          StencilOperator<Space>(assembler, StencilLoop::StreamingRows),
           StencilOperator<Space>(assembler)};
       CellField<Space> old(problem.mesh, "old");
       setWavyField(old, problem.mesh);
@@ -235,7 +236,8 @@ TEST(Assembly, MatrixFreeStencilOnBoxesCoversTheGridAndWritesOnlyTheBox) {
   assembler.assemble(10, 1, old, rhs);
   const auto [a, scale] = hostProduct(assembler, old);
   const std::array<int, 3> cells = {6, 5, 4};
-  for (const auto loop : {StencilLoop::Rows, StencilLoop::Cells, StencilLoop::Auto}) {
+  for (const auto loop : {StencilLoop::Rows, StencilLoop::StreamingRows,
+                          StencilLoop::Cells, StencilLoop::Auto}) {
     const StencilOperator<Space> stencil(assembler, loop);
     // The interior 1 .. n-2 on every axis, then the rim peeled axis by axis.
     std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> boxes = {
@@ -282,7 +284,9 @@ TEST(Assembly, MatrixFreeStencilOnBoxesCoversTheGridAndWritesOnlyTheBox) {
 // Constant D on uniform grids: one weight per axis, the face arrays unread; the same
 // numbers as the matrix. A D field, convection or an uneven grid keeps the face arrays.
 // ny = 11 spans two tiles of the row loop, nz = 19 three chunks of the column loop (two
-// whole, one partial), nz = 16 two whole chunks with ny = 1 (no y neighbours). The
+// whole, one partial), nz = 16 two whole chunks with ny = 1 (no y neighbours); nx = 45
+// makes rows long enough for whole 64-byte lines of y (StreamingRows streams those),
+// starting at every alignment. The
 // matrix's face weight is D's harmonic mean times A / d, the uniform one D A / d: equal
 // up to rounding, hence 1e-13 (a few float ulps) rather than 1e-14.
 TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
@@ -290,7 +294,8 @@ TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
     for (const auto& grid :
          {CartesianGrid::uniform1D(7, 0.7), CartesianGrid::uniform2D(6, 11, 1.2, 0.5),
           CartesianGrid::uniform3D(5, 4, 19, 1.0, 0.8, 1.5),
-          CartesianGrid::uniform3D(3, 1, 16, 0.6, 0.2, 1.1)}) {
+          CartesianGrid::uniform3D(3, 1, 16, 0.6, 0.2, 1.1),
+          CartesianGrid::uniform3D(45, 3, 2, 2.0, 0.4, 0.3)}) {
       Mesh<Space> mesh(grid);
       Equation<Space> equation(mesh);
       equation.transient(2.0).diffusion(1.7).implicitSource(-0.5).boundary(
@@ -310,7 +315,7 @@ TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
       const auto [a, scale] = hostProduct(assembler, old);
       for (const StencilLoop loop :
            {StencilLoop::Rows, StencilLoop::Columns, StencilLoop::Cells,
-            StencilLoop::Teams, StencilLoop::Auto}) {
+            StencilLoop::Teams, StencilLoop::StreamingRows, StencilLoop::Auto}) {
         const StencilOperator<Space> stencil(assembler, loop);
         EXPECT_EQ(stencil.uniformWeights(), !convect);
         Kokkos::deep_copy(fromStencil, Real(-12345));

@@ -66,10 +66,19 @@ struct StencilData {
   }
 
   /// Cells iBegin .. iEnd - 1 of row (j, k), all with both x neighbours (0 < iBegin,
-  /// iEnd < nx): whether the y and z neighbours exist is decided once per row (a missing
-  /// one is read at offset 0 with weight 0), so the loop has no branch and vectorizes on
-  /// CPUs.
+  /// iEnd < nx), written to y; with `streaming`, whole lines of y by streaming stores.
   KOKKOS_INLINE_FUNCTION void applyRowInterior(int j, int k, int iBegin, int iEnd) const {
+    Real* ys = y.data() + Ordinal(nx) * (j + Ordinal(ny) * k);
+    storeRange(ys, iBegin, iEnd, streaming,
+               [&](int from, int to, Real* out) { rowInterior(j, k, from, to, out); });
+  }
+
+  /// The values of cells from .. to - 1 of row (j, k), all with both x neighbours, into
+  /// out[0 .. to - from): whether the y and z neighbours exist is decided once per call
+  /// (a missing one is read at offset 0 with weight 0), so the loop has no branch and
+  /// vectorizes on CPUs.
+  KOKKOS_INLINE_FUNCTION void rowInterior(int j, int k, int from, int to,
+                                          Real* KOKKOS_RESTRICT out) const {
     const Ordinal plane = Ordinal(nx) * ny, first = Ordinal(nx) * (j + Ordinal(ny) * k);
     const bool hasY = firstY >= 0, hasZ = firstZ >= 0;
     const Real south = hasY && j > 0, north = hasY && j < ny - 1;
@@ -78,16 +87,14 @@ struct StencilData {
     const Ordinal toBottom = bottom != 0 ? -plane : 0, toTop = top != 0 ? plane : 0;
     const Real* KOKKOS_RESTRICT xs = x.data() + first;
     const Real* KOKKOS_RESTRICT ds = diagonal.data() + first;
-    Real* KOKKOS_RESTRICT ys = y.data() + first;
     if (uniform) {
       const Real wx = weight[0], ws = south * weight[1], wn = north * weight[1],
                  wb = bottom * weight[2], wt = top * weight[2];
-      const Real t = theta;
-      storeRow(ys, iBegin, iEnd, streaming, [&](int i) {
-        return ds[i] * xs[i] -
-               t * (wx * (xs[i - 1] + xs[i + 1]) + ws * xs[i + toSouth] +
-                    wn * xs[i + toNorth] + wb * xs[i + toBottom] + wt * xs[i + toTop]);
-      });
+      for (int i = from; i < to; ++i)
+        out[i - from] =
+            ds[i] * xs[i] -
+            theta * (wx * (xs[i - 1] + xs[i + 1]) + ws * xs[i + toSouth] +
+                     wn * xs[i + toNorth] + wb * xs[i + toBottom] + wt * xs[i + toTop]);
       return;
     }
     // Face indices of cell (0, j, k): its lower x, y and z faces (unused axes: 0).
@@ -97,15 +104,13 @@ struct StencilData {
     const Ordinal yFace = hasY ? firstY + nx * (j + Ordinal(ny + 1) * k) : 0;
     const Ordinal zFace = hasZ ? firstZ + first : 0;
     const Ordinal yUp = hasY ? nx : 0, zUp = hasZ ? plane : 0;
-    const Real t = theta;
-    storeRow(ys, iBegin, iEnd, streaming, [&](int i) {
-      return ds[i] * xs[i] -
-             t * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
-                  south * lo[yFace + i] * xs[i + toSouth] +
-                  north * up[yFace + i + yUp] * xs[i + toNorth] +
-                  bottom * lo[zFace + i] * xs[i + toBottom] +
-                  top * up[zFace + i + zUp] * xs[i + toTop]);
-    });
+    for (int i = from; i < to; ++i)
+      out[i - from] = ds[i] * xs[i] -
+                      theta * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
+                               south * lo[yFace + i] * xs[i + toSouth] +
+                               north * up[yFace + i + yUp] * xs[i + toNorth] +
+                               bottom * lo[zFace + i] * xs[i + toBottom] +
+                               top * up[zFace + i + zUp] * xs[i + toTop]);
   }
 };
 

@@ -4,6 +4,7 @@
 //   kfvm-bench                              # 64^3 and 128^3, 20 repeats
 //   kfvm-bench --sizes 128,256,512 --repeat 30 --json results.json
 //   kfvm-bench --backend OpenMP             # another backend of the same build
+//   kfvm-bench --sizes 512 --kernels-only   # no CG solves (slow on a host at 512^3)
 //
 // For each size: device copy (the ceiling), matrix-free 7-point apply with constant D
 // (uniform weights: x, diagonal, y) and with variable D (face coefficient arrays too), in
@@ -88,9 +89,12 @@ void streamingCopyKernel(const kfvm::Vector<Space>& from, const kfvm::Vector<Spa
       KOKKOS_LAMBDA(Ordinal b) {
         const Ordinal first = b * block;
         const Real* KOKKOS_RESTRICT xs = from.data() + first;
-        kfvm::Details::storeRow(to.data() + first, 0,
-                                int(n - first < block ? n - first : block), true,
-                                [&](int i) { return xs[i]; });
+        const int count = int(n - first < block ? n - first : block);
+        kfvm::Details::storeRange(to.data() + first, 0, count, true,
+                                  [&](int begin, int end, Real* KOKKOS_RESTRICT out) {
+                                    for (int i = begin; i < end; ++i)
+                                      out[i - begin] = xs[i];
+                                  });
       });
 }
 
@@ -103,7 +107,7 @@ void fillWavy(kfvm::CellField<Space>& phi, const kfvm::Mesh<Space>& mesh) {
 }
 
 template <class Space>
-std::vector<Result> benchmarkSize(int n, int repeat) {
+std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
   using namespace kfvm;
   std::vector<Result> results;
   const double S = sizeof(Real);
@@ -190,6 +194,8 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   Real sink = 0;
   time("dot", 2 * cells * S, [&] { sink += Blas::dot(x, y); });
   time("axpby", 3 * cells * S, [&] { Blas::axpby(Real(1e-9), x, Real(1), y); });
+  if (sink == Real(12345.678)) std::printf(" ");  // keep the dots alive
+  if (!solves) return results;
 
   // One backward-Euler step to rtol 1e-8 with Jacobi-CG, from the same initial field.
   ImplicitStepper<Space> stepper(equation,
@@ -232,13 +238,13 @@ std::vector<Result> benchmarkSize(int n, int repeat) {
   results.push_back(
       {"backward-Euler step, rtol 1e-8 (" + std::to_string(iterations) + " it)", n,
        stepSeconds, iterationBytes * iterations});
-  if (sink == Real(12345.678)) std::printf(" ");  // keep the dots alive
   return results;
 }
 
 /// Runs every size on Space and prints (and writes, with json) the results.
 template <class Space>
-void run(const std::vector<int>& sizes, int repeat, const std::string& json) {
+void run(const std::vector<int>& sizes, int repeat, bool solves,
+         const std::string& json) {
   std::string device = "host";
   for (const auto& memory : kfvm::systemInfo().memories)
     if (memory.backend == Space::name()) device = memory.where;
@@ -253,7 +259,7 @@ void run(const std::vector<int>& sizes, int repeat, const std::string& json) {
               KFVM_GIT_REVISION, sizeof(Real) == 8 ? "double" : "float", repeat);
   bool first = true;
   for (int n : sizes) {
-    const auto results = benchmarkSize<Space>(n, repeat);
+    const auto results = benchmarkSize<Space>(n, repeat, solves);
     const double copy = results.front().bandwidth();
     std::printf("\n%d^3 cells\n%-44s %12s %10s %8s\n", n, "kernel", "time [ms]", "GB/s",
                 "of copy");
@@ -284,6 +290,9 @@ int main(int argc, char* argv[]) {
   app.add_option("--backend", backend,
                  "execution space to run on (default: Kokkos' default one)");
   app.add_option("--json", json, "write the results to this JSON file");
+  bool kernelsOnly = false;
+  app.add_flag("--kernels-only", kernelsOnly,
+               "skip the CG solves (the CG iteration and backward-Euler step rows)");
   CLI11_PARSE(app, argc, argv);
   const auto backends = kfvm::enabledBackends();
   if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
@@ -295,7 +304,7 @@ int main(int argc, char* argv[]) {
   }
   Kokkos::ScopeGuard kokkos(argc, argv);
 #define KFVM_BENCH_RUN(Space) \
-  if (backend == Space::name()) kfvm_bench::run<Space>(sizes, repeat, json);
+  if (backend == Space::name()) kfvm_bench::run<Space>(sizes, repeat, !kernelsOnly, json);
   KFVM_FOR_EACH_BACKEND(KFVM_BENCH_RUN)
 #undef KFVM_BENCH_RUN
   return 0;

@@ -73,6 +73,33 @@ std::vector<std::vector<Real>> CrsMatrix<ExecSpace>::toDenseHost() const {
   return dense;
 }
 
+namespace Details {
+
+/// y = A x, one row per index, on host memory: through raw restrict pointers, so the
+/// store to y(row) does not make the compiler reload the matrix's arrays (y may alias
+/// them as far as Views tell it), and run in dynamically scheduled chunks of rows, as
+/// Kokkos Kernels' spmv does on host spaces for matrices of over 10^7 entries. Entries
+/// are summed in order, like rowProduct().
+struct HostRowsProduct {
+  const Offset* offsets;
+  const Ordinal* columns;
+  const Real* values;
+  const Real* x;
+  Real* y;
+
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row) const {
+    const Offset* KOKKOS_RESTRICT o = offsets;
+    const Ordinal* KOKKOS_RESTRICT c = columns;
+    const Real* KOKKOS_RESTRICT v = values;
+    const Real* KOKKOS_RESTRICT xs = x;
+    Real sum = 0;
+    for (Offset e = o[row]; e < o[row + 1]; ++e) sum += v[e] * xs[c[e]];
+    y[row] = sum;
+  }
+};
+
+}  // namespace Details
+
 template <class ExecSpace>
 void multiply(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
               const Vector<ExecSpace>& y) {
@@ -83,6 +110,16 @@ void multiply(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
   auto offsets = A.rowOffsets();
   auto columns = A.columns();
   auto values = A.values();
+  if constexpr (Kokkos::SpaceAccessibility<
+                    Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+    Kokkos::parallel_for(
+        "kfvm::CrsMatrix::multiplyOnHost",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                            Kokkos::IndexType<Ordinal>>(ExecSpace(), 0, A.numRows()),
+        Details::HostRowsProduct{offsets.data(), columns.data(), values.data(), x.data(),
+                                 y.data()});
+    return;
+  }
   forEachIndex(
       "kfvm::CrsMatrix::multiply", ExecSpace(), A.numRows(), KOKKOS_LAMBDA(Ordinal row) {
         y(row) = Details::rowProduct(columns, values, x, offsets(row), offsets(row + 1));

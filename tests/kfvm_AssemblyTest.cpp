@@ -286,7 +286,7 @@ TEST(Assembly, MatrixFreeStencilOnBoxesCoversTheGridAndWritesOnlyTheBox) {
 // ny = 11 spans two tiles of the row loop, nz = 19 three chunks of the column loop (two
 // whole, one partial), nz = 16 two whole chunks with ny = 1 (no y neighbours); nx = 45
 // makes rows long enough for whole 64-byte lines of y (StreamingRows streams those),
-// starting at every alignment. The
+// its six rows starting at six different offsets within a line. The
 // matrix's face weight is D's harmonic mean times A / d, the uniform one D A / d: equal
 // up to rounding, hence 1e-13 (a few float ulps) rather than 1e-14.
 TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {

@@ -11,17 +11,19 @@
 
 #include <cstdint>
 
-#if defined(__x86_64__) && defined(__SSE2__) && !defined(__CUDA_ARCH__) && \
-    !defined(__HIP_DEVICE_COMPILE__)
-#define KFVM_HAVE_STREAMING_STORES 1
+#if defined(__x86_64__) && defined(__SSE2__)
+#define KFVM_HOST_HAS_STREAMING_STORES 1
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#define KFVM_HAVE_STREAMING_STORES 1  // this pass compiles host code
 #include <emmintrin.h>
+#endif
 #endif
 
 namespace kfvm::Details {
 
 /// True when storeRange() can stream on this build's host.
 constexpr bool hostHasStreamingStores() {
-#if defined(__x86_64__) && defined(__SSE2__)
+#ifdef KFVM_HOST_HAS_STREAMING_STORES
   return true;
 #else
   return false;

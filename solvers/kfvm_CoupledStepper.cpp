@@ -20,8 +20,8 @@ CoupledStepper<ExecSpace>::CoupledStepper(const CoupledSystem<ExecSpace>& system
       work_("kfvm::CoupledStepper::work", system.size()) {
   require(solver_ != nullptr, "CoupledStepper needs a linear solver, got none");
   system_.validate();
-  system_.assemble(Real(1), previous_, x_, rhs_);  // representative values for the setup
-  solver_->setMatrix(system_.matrix());
+  // The solver is set up by the first solve, on that step's own matrix: a trial
+  // assembly at 1/dt = 1 is singular for rho dphi/dt = c phi with c = rho.
 }
 
 template <class ExecSpace>

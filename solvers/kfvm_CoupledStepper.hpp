@@ -11,7 +11,8 @@ namespace kfvm {
 
 /// Backward-Euler steps and steady solves of a CoupledSystem, with Newton sweeps when a
 /// source is nonlinear. The block matrix is non-symmetric: use "gmres" or "bicgstab".
-/// Work vectors are allocated on construction; step() allocates nothing on the device.
+/// Work vectors are allocated on construction, the solver's on the first step's own
+/// matrix; later steps allocate nothing on the device.
 template <class ExecSpace>
 class CoupledStepper {
  public:

@@ -29,12 +29,9 @@ ImplicitStepper<ExecSpace>::ImplicitStepper(
     iterate_ =
         Vector<ExecSpace>("kfvm::ImplicitStepper::iterate", equation.mesh().numCells());
   }
-  assembler_.equation().updateNonlinear(previous_);
-  // A representative assembly, so that the solver sets up (and allocates its workspaces)
-  // once, here, on a matrix with the real structure and a meaningful diagonal.
-  assembler_.assemble(equation.hasTransient() ? Real(1) : Real(0), Real(1), previous_,
-                      rhs_);
-  solver_->setMatrix(assembler_.matrix());
+  // The solver is set up by the first solve, on that step's own matrix: a trial
+  // assembly (1/dt = 1, say) can be singular where every real step is not (rho dphi/dt
+  // = c phi has the diagonal (1/dt - c) V, zero at 1/dt = c).
 }
 
 template <class ExecSpace>

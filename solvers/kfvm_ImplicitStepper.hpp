@@ -25,10 +25,12 @@ struct StepReport : SolverReport {
   std::vector<double> sweepResiduals;  ///< ||b(phi) - A(phi) phi|| / ||b(phi)|| per sweep
 };
 
-/// Steady solves and implicit time steps of one Equation. Everything a step needs (the
-/// matrix structure, right-hand side, previous values, solver workspaces) is allocated on
-/// construction; step() and solveSteady() allocate nothing and copy nothing between host
-/// and device beyond the solver's scalars.
+/// Steady solves and implicit time steps of one Equation. The matrix structure,
+/// right-hand side and previous values are allocated on construction; the solver is set
+/// up (its workspaces allocated, once) on the first step's or solve's own matrix, since
+/// any trial matrix could be singular where the real ones are not. After that, step()
+/// and solveSteady() allocate nothing and copy nothing between host and device beyond
+/// the solver's scalars.
 template <class ExecSpace>
 class ImplicitStepper {
  public:

@@ -1,6 +1,8 @@
 #include "kfvm_TestHelpers.hpp"
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_CoupledStepper.hpp>
+#include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_LinearSolver.hpp>
 
@@ -258,6 +260,73 @@ TEST(Solvers, BadNamesParametersAndSizesAreErrors) {
         CrsMatrix<Space>::fromHost(2, 2, {0, 1, 2}, {0, 5}, {1.0, 1.0});
       },
       {"column 5", "row 1"});
+}
+
+// rho dphi/dt = c phi alone (no diffusion) is well posed for any dt with 1/dt != c, but
+// its matrix (1/dt - c) V vanishes at dt = 1 when c = 1: the steppers must set their
+// solver up on the real step's matrix, not on a trial one. The exact discrete solutions
+// per step: phi_n+1 = phi_n / (1 - c dt) (backward Euler), phi_n (1 + c dt / 2) /
+// (1 - c dt / 2) (Crank-Nicolson).
+TEST(Solvers, ReactionWithoutDiffusionStepsWhereTheTrialMatrixWouldBeSingular) {
+  const double c = 1.0, dt = 0.1;
+  Mesh<Space> mesh(CartesianGrid::uniform2D(5, 4, 1.0, 0.8));
+  std::vector<double> initial(std::size_t(mesh.numCells()));
+  for (std::size_t i = 0; i < initial.size(); ++i) initial[i] = 1 + 0.1 * double(i);
+  for (const auto& name : nativeSolvers) {
+    for (const char* preconditioner : {"jacobi", "ilu0", "none"}) {
+      for (const TimeScheme scheme :
+           {TimeScheme::BackwardEuler, TimeScheme::CrankNicolson}) {
+        Equation<Space> equation(mesh);
+        equation.transient(1.0).implicitSource(c);
+        ImplicitStepper<Space> stepper(
+            equation,
+            makeLinearSolver<Space>(name, {{"tolerance", solverToleranceText(1e-12)},
+                                           {"preconditioner", preconditioner}}));
+        CellField<Space> phi(mesh, "phi");
+        phi.fromHost(std::vector<Real>(initial.begin(), initial.end()));
+        const double factor = scheme == TimeScheme::BackwardEuler
+                                  ? 1 / (1 - c * dt)
+                                  : (1 + c * dt / 2) / (1 - c * dt / 2);
+        std::vector<double> exact = initial;
+        for (int step = 1; step <= 5; ++step) {
+          const auto report = stepper.step(phi, dt, scheme);
+          ASSERT_TRUE(report.converged)
+              << name << " + " << preconditioner << ": " << report.reason;
+          for (auto& value : exact) value *= factor;
+          EXPECT_LT(maxDifference(toHost(phi.values()), exact), tolerance(1e-10))
+              << name << " + " << preconditioner << ", step " << step;
+        }
+      }
+    }
+  }
+}
+
+// The same in a coupled system of two such equations (backward Euler, c = 1 and 0.5).
+TEST(Solvers, CoupledReactionWithoutDiffusionStepsWhereTheTrialMatrixWouldBeSingular) {
+  const double c[2] = {1.0, 0.5}, dt = 0.1;
+  Mesh<Space> mesh(CartesianGrid::uniform1D(6, 1.0));
+  CoupledSystem<Space> system(mesh, 2);
+  for (int v = 0; v < 2; ++v) system.transient(v, v, 1.0).implicitSource(v, v, c[v]);
+  for (const char* preconditioner : {"jacobi", "ilu0"}) {
+    CoupledStepper<Space> stepper(
+        system,
+        makeLinearSolver<Space>("gmres", {{"tolerance", solverToleranceText(1e-12)},
+                                          {"preconditioner", preconditioner}}));
+    std::vector<CellField<Space>> fields = {CellField<Space>(mesh, "u", 1.0),
+                                            CellField<Space>(mesh, "v", 2.0)};
+    double exact[2] = {1.0, 2.0};
+    for (int step = 1; step <= 5; ++step) {
+      const auto report = stepper.step(fields, dt);
+      ASSERT_TRUE(report.converged) << preconditioner << ": " << report.reason;
+      for (int v = 0; v < 2; ++v) {
+        exact[v] /= 1 - c[v] * dt;
+        EXPECT_LT(maxDifference(toHost(fields[std::size_t(v)].values()),
+                                std::vector<double>(6, exact[v])),
+                  tolerance(1e-10))
+            << preconditioner << ", variable " << v << ", step " << step;
+      }
+    }
+  }
 }
 
 }  // namespace

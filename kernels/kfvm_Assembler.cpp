@@ -79,7 +79,8 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   if (tvd)
     Details::tvdGradients(equation_, theta, iterate.values(), phiOld.values(), gradient_,
                           gradientOld_);
-  Details::computeFaceWeights(equation_, ownerWeights_, neighbourWeights_);
+  Details::computeFaceWeights(equation_, ownerWeights_, neighbourWeights_,
+                              iterate.values());
   if (tvd)
     Details::tvdCorrectionFluxes(equation_, theta, iterate.values(), phiOld.values(),
                                  gradient_, gradientOld_, correction_);

@@ -1,5 +1,10 @@
 #include <detail/kfvm_AssemblyKernels.hpp>
 #include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_KokkosCompat.hpp>
+
+#include <cmath>
+#include <string>
 
 namespace kfvm::Details {
 
@@ -42,6 +47,39 @@ struct FaceWeightKernel {
     const Real alpha = convectionAlpha(g.scheme, pecletNumber(F, k));
     owner(f) = k + F * alpha;
     neighbour(f) = k - F * (1 - alpha);
+  }
+};
+
+/// The most negative diffusion coefficient the face loop reads, and where (a cell or a
+/// face index): a MinLoc in which non-finite values rank below every finite one.
+using CoefficientMinimum = Kokkos::ValLocScalar<Real, Ordinal>;
+
+KOKKOS_INLINE_FUNCTION void noteCoefficient(Real value, Ordinal where,
+                                            CoefficientMinimum& smallest) {
+  const Real key =
+      Compat::isfinite(value) ? value : Kokkos::reduction_identity<Real>::max();
+  if (key < smallest.val) {
+    smallest.val = key;
+    smallest.loc = where;
+  }
+}
+
+/// FaceWeightKernel that also notes the diffusion coefficients it reads (the values are
+/// read here once; the weights' own reads of them hit the cache).
+template <class ExecSpace>
+struct CheckedFaceWeightKernel {
+  FaceWeightKernel<ExecSpace> weights;
+
+  KOKKOS_FUNCTION void operator()(Ordinal f, CoefficientMinimum& smallest) const {
+    const auto& g = weights.g;
+    if (g.diffusionPerFace) {
+      noteCoefficient(g.D(f), f, smallest);
+    } else {
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      noteCoefficient(g.D(o), o, smallest);
+      if (n >= 0) noteCoefficient(g.D(n), n, smallest);
+    }
+    weights(f);
   }
 };
 
@@ -223,13 +261,65 @@ Real explicitStableTimeStep(const Equation<ExecSpace>& equation) {
   return tvd ? smallest / 2 : smallest;
 }
 
+namespace {
+
+/// Throws the error of a negative or non-finite diffusion coefficient found at index
+/// where (a cell, or a face when D is given per face). Reads the few values it names
+/// from the device: the error path only.
+template <class ExecSpace>
+[[noreturn]] void failDiffusionCoefficient(const Equation<ExecSpace>& equation,
+                                           Ordinal where, const Vector<ExecSpace>& phi) {
+  const auto& mesh = equation.mesh();
+  const bool perFace = equation.diffusionPerFace();
+  const auto& D = equation.diffusionCoefficient().values;
+  Real value = 0;
+  Kokkos::deep_copy(value, Kokkos::subview(D, where));
+  auto centre = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(),
+      Kokkos::subview(perFace ? mesh.faceCentres() : mesh.cellCentres(), where,
+                      Kokkos::ALL));
+  const std::string label = D.label(), fieldPrefix = "kfvm::Field::";
+  std::string what = "diffusion coefficient";
+  if (equation.diffusionIsPolynomial()) {
+    what += " D(phi)";
+  } else if (label.compare(0, fieldPrefix.size(), fieldPrefix) == 0) {
+    what += " field '" + label.substr(fieldPrefix.size()) + "'";
+  }
+  std::string phiText;
+  if (equation.diffusionIsPolynomial() && phi.extent(0) > std::size_t(where)) {
+    Real phiValue = 0;
+    Kokkos::deep_copy(phiValue, Kokkos::subview(phi, where));
+    phiText = concatenate(", phi = ", phiValue);
+  }
+  const bool finite = std::isfinite(value);
+  fail(what, " = ", value, finite ? " < 0" : " (not finite)", " at ",
+       perFace ? "face " : "cell ", where, " (centre (", centre(0), ", ", centre(1), ", ",
+       centre(2), ")", phiText,
+       "): diffusion coefficients must be finite and >= 0 (a negative D is "
+       "anti-diffusion, ill-posed; only higherOrderDiffusion's second-order part may "
+       "be negative)");
+}
+
+}  // namespace
+
 template <class ExecSpace>
 void computeFaceWeights(const Equation<ExecSpace>& equation,
                         const DeviceView<Real*, ExecSpace>& ownerWeights,
-                        const DeviceView<Real*, ExecSpace>& neighbourWeights) {
-  forEachFace("kfvm::Assembler::faceWeights", equation.mesh(),
-              FaceWeightKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation),
-                                          ownerWeights, neighbourWeights});
+                        const DeviceView<Real*, ExecSpace>& neighbourWeights,
+                        const Vector<ExecSpace>& iterate) {
+  const FaceWeightKernel<ExecSpace> weights{AssemblyGeometry<ExecSpace>(equation),
+                                            ownerWeights, neighbourWeights};
+  const auto& mesh = equation.mesh();
+  if (!equation.diffusionCoefficient().isField()) {
+    forEachFace("kfvm::Assembler::faceWeights", mesh, weights);
+    return;
+  }
+  CoefficientMinimum smallest;
+  Kokkos::parallel_reduce("kfvm::Assembler::faceWeightsChecked",
+                          indexRange(mesh.space(), mesh.numFaces()),
+                          CheckedFaceWeightKernel<ExecSpace>{weights},
+                          Kokkos::MinLoc<Real, Ordinal>(smallest));
+  if (smallest.val < 0) failDiffusionCoefficient(equation, smallest.loc, iterate);
 }
 
 template <class ExecSpace>
@@ -275,9 +365,9 @@ void applySpatialOperator(const Equation<ExecSpace>& equation,
 }
 
 #define KFVM_INSTANTIATE_ASSEMBLY_KERNELS(Space)                                         \
-  template void computeFaceWeights<Space>(const Equation<Space>&,                        \
-                                          const DeviceView<Real*, Space>&,               \
-                                          const DeviceView<Real*, Space>&);              \
+  template void computeFaceWeights<Space>(                                               \
+      const Equation<Space>&, const DeviceView<Real*, Space>&,                           \
+      const DeviceView<Real*, Space>&, const Vector<Space>&);                            \
   template void tvdGradients<Space>(                                                     \
       const Equation<Space>&, Real, const Vector<Space>&, const Vector<Space>&,          \
       const DeviceView<Real* [3], Space>&, const DeviceView<Real* [3], Space>&);         \

@@ -43,6 +43,17 @@ class Equation {
                        ConvectionScheme scheme = ConvectionScheme::Upwind);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
 
+  /// Diffusion coefficients, whichever form, must be finite and >= 0: a negative D is
+  /// anti-diffusion (backward heat flow, ill-posed), and the harmonic mean to faces is
+  /// defined for D >= 0 only. Constants and fields are checked here and when the
+  /// assembler is built; fields, whose values may be changed afterwards, and D(phi),
+  /// re-evaluated at every sweep, are checked again at every assembly (one MinLoc
+  /// reduction fused into the face loop that reads them), so that a step on a negative
+  /// D throws kfvm::Error naming the cell or face, its centre and the value (and phi
+  /// for D(phi)). The one legitimately negative second-order coefficient is the
+  /// D g'(phi) inside higherOrderDiffusion (Cahn-Hilliard's spinodal region, where the
+  /// fourth-order part keeps the problem well posed); it is not a diffusion() term.
+  ///
   /// Solution-dependent terms, re-evaluated from the latest iterate at every sweep:
   /// a diffusion coefficient D(phi) (per cell, averaged to faces harmonically), and a
   /// source S(phi), linearized as S(phi*) + S'(phi*) (phi - phi*) where S' < 0 (that part
@@ -62,7 +73,9 @@ class Equation {
   /// neighbours' neighbours in every row (FiPy builds the same product). g is linearized
   /// by Newton around the latest iterate (sweeps when g is nonlinear). The inner
   /// operator takes phi's boundary conditions (boundary()); the outer one takes mu's
-  /// (higherOrderBoundary(); zero flux where not set). D >= 0 and kappa >= 0, finite.
+  /// (higherOrderBoundary(); zero flux where not set). D >= 0 and kappa >= 0, finite;
+  /// the second-order part D g'(phi) may be negative (anti-diffusive where g' < 0, as
+  /// in Cahn-Hilliard's spinodal region): the fourth-order part dominates it.
   Equation& higherOrderDiffusion(Real D, Real kappa, const Polynomial& g = Polynomial{0});
   /// Boundary condition on mu of the higher-order term, a mu + b dmu/dn = g: FiPy's
   /// NthOrderBoundaryCondition of order 2 (or phi.faceGrad.divergence.constrain) when
@@ -74,14 +87,17 @@ class Equation {
   void updateNonlinear(const CellField<ExecSpace>& phi) const;
 
   /// Throws kfvm::Error naming the first coefficient value that is NaN, infinite, or (for
-  /// D and rho) negative. Called by the assembler on construction; call it again after
-  /// changing a coefficient field's values.
+  /// D and rho) negative. Called by the assembler on construction; every assembly checks
+  /// the diffusion coefficient again (see diffusion()), but call it after changing the
+  /// values of another coefficient field (rho, c, s, a velocity).
   void validate() const;
 
   const Mesh<ExecSpace>& mesh() const { return mesh_; }
   const BoundaryConditions<ExecSpace>& boundaryConditions() const { return bcs_; }
   bool hasTransient() const { return hasTransient_; }
   bool diffusionPerFace() const { return diffusionPerFace_; }
+  /// True when the diffusion coefficient is D(phi) (diffusion(Polynomial)).
+  bool diffusionIsPolynomial() const { return nonlinearDiffusion_; }
   const Coefficient<ExecSpace>& transientCoefficient() const { return rho_; }
   const Coefficient<ExecSpace>& diffusionCoefficient() const { return D_; }
   const Coefficient<ExecSpace>& implicitSourceCoefficient() const { return c_; }

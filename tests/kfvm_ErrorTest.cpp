@@ -80,5 +80,54 @@ TEST(Errors, BadTimeStepsAndSchemesAreRejected) {
   expectError([] { timeSchemeFromName("rk4"); }, {"'rk4'"});
 }
 
+// A diffusion coefficient that turns negative after the equation was validated, D(phi)
+// at some phi or a field overwritten after the stepper was built, stops the step: the
+// harmonic mean would silently give interior faces D_f = 0 and Dirichlet faces the
+// negative value.
+TEST(Errors, DiffusionCoefficientThatTurnsNegativeStopsTheStep) {
+  Mesh<Space> mesh(CartesianGrid::uniform1D(8, 1.0));
+  {
+    Equation<Space> equation(mesh);
+    equation.transient().diffusion(Polynomial{1, 0, -1});  // D(phi) = 1 - phi^2
+    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(0.0));
+    ImplicitStepper<Space> stepper(equation, makeLinearSolver<Space>("gmres"));
+    CellField<Space> phi(mesh, "phi");
+    phi.fromHost({0, 0.1, 0.2, 0.3, 0.4, 1.5, 0.5, 0.5});
+    expectError([&] { stepper.step(phi, 0.01); },
+                {"diffusion coefficient D(phi) = -1.25 < 0 at cell 5", "centre (0.6875",
+                 "phi = 1.5"});
+    phi.fromHost({0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.5, 0.5});  // D > 0: steps again
+    EXPECT_TRUE(stepper.step(phi, 0.01).converged);
+    phi.fromHost({-2, 0, 0, 0, 0, 0, 0, 0});  // the boundary cell, at sweep 1
+    expectError([&] { stepper.solveSteady(phi); }, {"D(phi) = -3 < 0 at cell 0"});
+  }
+  for (const char* scheme : {"be", "cn"}) {
+    CellField<Space> D(mesh, "D", 1.0);
+    Equation<Space> equation(mesh);
+    equation.transient().diffusion(D).boundary(Patch::Right,
+                                               BoundaryCondition::dirichlet(1.0));
+    ImplicitStepper<Space> stepper(equation, makeLinearSolver<Space>("cg"));
+    CellField<Space> phi(mesh, "phi");
+    ASSERT_TRUE(stepper.step(phi, 0.01, timeSchemeFromName(scheme)).converged);
+    D.fromHost({1, 1, 1, -0.5, 1, 1, 1, 1});
+    expectError(
+        [&] { stepper.step(phi, 0.01, timeSchemeFromName(scheme)); },
+        {"diffusion coefficient field 'D' = -0.5 < 0 at cell 3", "centre (0.4375"});
+    D.fromHost({1, 1, 1, 1, 1, 1, 1, std::numeric_limits<Real>::quiet_NaN()});
+    expectError([&] { stepper.step(phi, 0.01, timeSchemeFromName(scheme)); },
+                {"field 'D' = nan (not finite) at cell 7"});
+  }
+  FaceField<Space> Df(mesh, "Df", 1.0);
+  Equation<Space> equation(mesh);
+  equation.transient().diffusion(Df);
+  ImplicitStepper<Space> stepper(equation, makeLinearSolver<Space>("cg"));
+  CellField<Space> phi(mesh, "phi", 1.0);
+  ASSERT_TRUE(stepper.step(phi, 0.01).converged);
+  auto values = Df.toHost();
+  values[5] = -1;
+  Df.fromHost(values);
+  expectError([&] { stepper.step(phi, 0.01); }, {"field 'Df' = -1 < 0 at face 5"});
+}
+
 }  // namespace
 }  // namespace kfvm::Test

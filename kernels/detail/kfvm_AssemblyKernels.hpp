@@ -123,10 +123,19 @@ struct AssemblyGeometry {
 /// Fills ownerWeights (a_O inside, D_f A_f on the boundary) and, with convection,
 /// neighbourWeights (a_N); without convection the two are the same View. TVD schemes are
 /// upwind here; their correction is deferred to the right-hand side.
+///
+/// A diffusion coefficient that can change after the equation was validated (a cell or
+/// face field, whose values the caller may overwrite, or D(phi), re-evaluated at every
+/// sweep) is checked in the same face loop, by one MinLoc reduction over the values the
+/// loop reads: a negative or non-finite D throws kfvm::Error naming the cell (or face),
+/// its centre, the value and, for D(phi), phi there (the iterate D was evaluated at).
+/// Interior faces would otherwise take D_f = 0 from the harmonic mean and Dirichlet
+/// faces the negative value: a silently wrong answer. A constant D was checked once.
 template <class ExecSpace>
 void computeFaceWeights(const Equation<ExecSpace>& equation,
                         const DeviceView<Real*, ExecSpace>& ownerWeights,
-                        const DeviceView<Real*, ExecSpace>& neighbourWeights);
+                        const DeviceView<Real*, ExecSpace>& neighbourWeights,
+                        const Vector<ExecSpace>& iterate);
 
 /// Gauss gradients (linear face interpolation, Robin face values on the boundary) of
 /// phi and, when theta < 1, phiOld.

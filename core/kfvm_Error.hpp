@@ -11,7 +11,13 @@ namespace kfvm {
 /// The one exception type kfvm throws. Its message names the offending value.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error("kfvm: " + message) {}
+  explicit Error(const std::string& message)
+      : std::runtime_error("kfvm: " + message), message_(message) {}
+  /// The message without what()'s "kfvm: " prefix, to quote inside another.
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string message_;
 };
 
 namespace Details {

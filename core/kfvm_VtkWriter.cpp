@@ -1,25 +1,15 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_VtkWriter.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace kfvm {
-
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    require(bool(out), "cannot open '", temporary, "' for writing");
-    out << text;
-    out.flush();
-    require(bool(out), "writing '", temporary, "' failed");
-  }
-  require(std::rename(temporary.c_str(), path.c_str()) == 0, "cannot rename '", temporary,
-          "' to '", path, "'");
-}
 
 namespace Details {
 
@@ -114,11 +104,17 @@ void VtkTimeSeries::resumeUpTo(double time) {
   entries_.clear();
   std::ifstream in(path_);
   std::string line;
-  while (std::getline(in, line)) {
+  for (int number = 1; std::getline(in, line); ++number) {
     const auto t = line.find("timestep=\""), f = line.find("file=\"");
     if (t == std::string::npos || f == std::string::npos) continue;
-    const double stamp = std::stod(line.substr(t + 10));
     const auto end = line.find('"', f + 6);
+    char* after = nullptr;
+    const std::string stampText = line.substr(t + 10, line.find('"', t + 10) - t - 10);
+    const double stamp = std::strtod(stampText.c_str(), &after);
+    require(!stampText.empty() && after && *after == '\0' && std::isfinite(stamp) &&
+                end != std::string::npos,
+            "cannot resume the collection '", path_, "': line ", number,
+            " is damaged: ", line);
     if (stamp <= time) entries_.emplace_back(stamp, line.substr(f + 6, end - f - 6));
   }
 }

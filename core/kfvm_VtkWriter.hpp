@@ -1,6 +1,7 @@
 #ifndef KFVM_VTK_WRITER_HPP
 #define KFVM_VTK_WRITER_HPP
 
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
 
@@ -37,9 +38,6 @@ class VtkTimeSeries {
   std::string path_;
   std::vector<std::pair<double, std::string>> entries_;
 };
-
-/// Writes text to path through a temporary file and a rename.
-void writeFileAtomically(const std::string& path, const std::string& text);
 
 namespace Details {
 

@@ -4,11 +4,18 @@
 // An HDF5 handle closed on scope exit, for kfvm's checkpoint writers (the deck runner's
 // and the distributed one). Include only where hdf5.h is available.
 
+#include <kfvm_Error.hpp>
+
 #include <hdf5.h>
+
+#include <utility>
 
 namespace kfvm::Details {
 
-/// Closes an HDF5 handle with its own close function on scope exit.
+/// Closes an HDF5 handle with its own close function. close() is the checked close of
+/// the paths that succeed (HDF5 writes buffered data when a dataset or file is closed,
+/// so a close can fail on a full disk); the destructor closes what an error left open,
+/// without checking.
 class Hdf5Handle {
  public:
   Hdf5Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
@@ -19,6 +26,14 @@ class Hdf5Handle {
   Hdf5Handle& operator=(const Hdf5Handle&) = delete;
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
+
+  /// Closes now; kfvm::Error with the parts as its message when HDF5 reports a failure.
+  template <class... Parts>
+  void close(Parts&&... parts) {
+    const hid_t id = id_;
+    id_ = -1;
+    require(id >= 0 && close_(id) >= 0, std::forward<Parts>(parts)...);
+  }
 
  private:
   hid_t id_;

@@ -6,16 +6,21 @@
 #include <hdf5.h>
 
 #include <detail/kfvm_Hdf5Handle.hpp>
+#include <kfvm_DurableFile.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace kfvm::app {
 
 namespace {
 
 using Handle = Details::Hdf5Handle;
+
+constexpr long long checkpointFormat = 2;  // 2: sealed, with fingerprint and CSV sizes
 
 void quietHdf5() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -30,6 +35,19 @@ void writeAttribute(hid_t file, const char* name, hid_t type, const T* data,
                    H5Aclose);
   require(attribute.valid() && H5Awrite(attribute.get(), type, data) >= 0, "checkpoint '",
           path, "': cannot write attribute ", name);
+  attribute.close("checkpoint '", path, "': cannot close attribute ", name);
+  space.close("checkpoint '", path, "': cannot close the space of attribute ", name);
+}
+
+void writeText(hid_t file, const char* name, const std::string& text,
+               const std::string& path) {
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  require(
+      type.valid() && H5Tset_size(type.get(), std::max<std::size_t>(1, text.size())) >= 0,
+      "checkpoint '", path, "': cannot make the type of attribute ", name);
+  const std::string value = text.empty() ? std::string(1, '\0') : text;
+  writeAttribute(file, name, type.get(), value.c_str(), 1, path);
+  type.close("checkpoint '", path, "': cannot close the type of attribute ", name);
 }
 
 template <class T>
@@ -45,7 +63,90 @@ void readAttribute(hid_t file, const char* name, hid_t type, T* data, hsize_t co
           "': cannot read attribute ", name);
 }
 
+std::string readText(hid_t file, const char* name, const std::string& path) {
+  Handle attribute(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
+  require(attribute.valid(), "checkpoint '", path, "' has no attribute ", name);
+  Handle type(H5Aget_type(attribute.get()), H5Tclose);
+  const std::size_t size = H5Tget_size(type.get());
+  require(type.valid() && H5Tget_class(type.get()) == H5T_STRING && size > 0 &&
+              size < (std::size_t(1) << 20),
+          "checkpoint '", path, "': attribute ", name, " is not a string");
+  std::string text(size, '\0');
+  require(H5Aread(attribute.get(), type.get(), text.data()) >= 0, "checkpoint '", path,
+          "': cannot read attribute ", name);
+  return text.substr(0, text.find('\0'));
+}
+
+/// The same checkpoint, bit for bit (the read back of a written one).
+bool sameState(const CheckpointState& a, const CheckpointState& b) {
+  if (a.step != b.step || a.cells != b.cells || a.variables != b.variables ||
+      a.fingerprint != b.fingerprint || a.seriesBytes != b.seriesBytes ||
+      a.probesBytes != b.probesBytes || a.values.size() != b.values.size() ||
+      std::memcmp(&a.time, &b.time, sizeof(double)) != 0 ||
+      std::memcmp(&a.dt, &b.dt, sizeof(double)) != 0)
+    return false;
+  for (std::size_t v = 0; v < a.values.size(); ++v)
+    if (a.values[v].size() != b.values[v].size() ||
+        std::memcmp(a.values[v].data(), b.values[v].data(),
+                    a.values[v].size() * sizeof(double)) != 0)
+      return false;
+  return true;
+}
+
 int checkpointCalls = 0;
+
+/// The HDF5 part of writeCheckpoint: the file at temporary, closed and checked.
+void writeHdf5(const std::string& temporary, const CheckpointState& state, bool killNow) {
+  Handle creation(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+  require(creation.valid() && H5Pset_userblock(creation.get(), sealBlockBytes) >= 0,
+          "checkpoint '", temporary, "': cannot reserve its seal");
+  Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, creation.get(), H5P_DEFAULT),
+              H5Fclose);
+  require(file.valid(), "cannot create checkpoint '", temporary, "'");
+  std::string names;
+  for (std::size_t v = 0; v < state.variables.size(); ++v) {
+    const std::string& name = state.variables[v];
+    const std::vector<double>& values = state.values[v];
+    names += (names.empty() ? "" : ",") + name;
+    const hsize_t n = values.size();
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle data(H5Dcreate2(file.get(), name.c_str(), H5T_IEEE_F64LE, space.get(),
+                           H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Dclose);
+    require(data.valid(), "checkpoint '", temporary, "': cannot create dataset ", name);
+    if (killNow) {  // half the values, flushed, then gone: a kill in mid-write
+      const hsize_t half = n / 2, start = 0;
+      Handle memory(H5Screate_simple(1, &half, nullptr), H5Sclose);
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &half, nullptr);
+      H5Dwrite(data.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT,
+               values.data());
+      H5Fflush(file.get(), H5F_SCOPE_GLOBAL);
+      std::fprintf(stderr, "kfvm: KFVM_KILL_DURING_CHECKPOINT: ending in checkpoint %d\n",
+                   checkpointCalls);
+      std::_Exit(137);
+    }
+    require(H5Dwrite(data.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                     values.data()) >= 0,
+            "checkpoint '", temporary, "': cannot write ", name);
+    data.close("checkpoint '", temporary, "': cannot write ", name,
+               " (closing it failed)");
+    space.close("checkpoint '", temporary, "': cannot close the space of ", name);
+  }
+  const long long step = state.step;
+  writeAttribute(file.get(), "format", H5T_NATIVE_LLONG, &checkpointFormat, 1, temporary);
+  writeAttribute(file.get(), "step", H5T_NATIVE_LLONG, &step, 1, temporary);
+  writeAttribute(file.get(), "time", H5T_NATIVE_DOUBLE, &state.time, 1, temporary);
+  writeAttribute(file.get(), "dt", H5T_NATIVE_DOUBLE, &state.dt, 1, temporary);
+  writeAttribute(file.get(), "cells", H5T_NATIVE_INT, state.cells.data(), 3, temporary);
+  writeAttribute(file.get(), "series_bytes", H5T_NATIVE_LLONG, &state.seriesBytes, 1,
+                 temporary);
+  writeAttribute(file.get(), "probes_bytes", H5T_NATIVE_LLONG, &state.probesBytes, 1,
+                 temporary);
+  writeText(file.get(), "variables", names, temporary);
+  writeText(file.get(), "fingerprint", state.fingerprint, temporary);
+  file.close("checkpoint '", temporary, "': writing it failed (closing the file)");
+  creation.close("checkpoint '", temporary, "': cannot close its creation properties");
+}
 
 }  // namespace
 
@@ -58,72 +159,51 @@ void writeCheckpoint(const std::string& path, const CheckpointState& state) {
   const char* kill = std::getenv("KFVM_KILL_DURING_CHECKPOINT");
   const bool killNow = kill && std::atoi(kill) == checkpointCalls;
   const std::string temporary = path + ".tmp";
-  {
-    Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                H5Fclose);
-    require(file.valid(), "cannot create checkpoint '", temporary, "'");
-    std::string names;
-    for (std::size_t v = 0; v < state.variables.size(); ++v) {
-      const std::string& name = state.variables[v];
-      const std::vector<double>& values = state.values[v];
-      names += (names.empty() ? "" : ",") + name;
-      const hsize_t n = values.size();
-      Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-      Handle data(H5Dcreate2(file.get(), name.c_str(), H5T_IEEE_F64LE, space.get(),
-                             H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                  H5Dclose);
-      require(data.valid(), "checkpoint '", temporary, "': cannot create dataset ", name);
-      if (killNow) {  // half the values, flushed, then gone: a kill in mid-write
-        const hsize_t half = n / 2, start = 0;
-        Handle memory(H5Screate_simple(1, &half, nullptr), H5Sclose);
-        H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &half, nullptr);
-        H5Dwrite(data.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT,
-                 values.data());
-        H5Fflush(file.get(), H5F_SCOPE_GLOBAL);
-        std::fprintf(stderr,
-                     "kfvm: KFVM_KILL_DURING_CHECKPOINT: ending in checkpoint %d\n",
-                     checkpointCalls);
-        std::_Exit(137);
-      }
-      require(H5Dwrite(data.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                       values.data()) >= 0,
-              "checkpoint '", temporary, "': cannot write ", name);
-    }
-    const long long step = state.step;
-    writeAttribute(file.get(), "step", H5T_NATIVE_LLONG, &step, 1, temporary);
-    writeAttribute(file.get(), "time", H5T_NATIVE_DOUBLE, &state.time, 1, temporary);
-    writeAttribute(file.get(), "dt", H5T_NATIVE_DOUBLE, &state.dt, 1, temporary);
-    writeAttribute(file.get(), "cells", H5T_NATIVE_INT, state.cells.data(), 3, temporary);
-    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(type.get(), names.size());
-    writeAttribute(file.get(), "variables", type.get(), names.c_str(), 1, temporary);
-    require(H5Fflush(file.get(), H5F_SCOPE_GLOBAL) >= 0, "checkpoint '", temporary,
-            "': flush failed");
+  try {
+    writeHdf5(temporary, state, killNow);
+    sealFile(temporary);
+    require(sameState(readCheckpoint(temporary), state), "checkpoint '", temporary,
+            "' does not read back as written");
+  } catch (const Error& error) {
+    std::remove(temporary.c_str());
+    fail(error.message(), "; the previous checkpoint '", path, "' is kept as it was");
   }
-  require(std::rename(temporary.c_str(), path.c_str()) == 0, "cannot rename '", temporary,
-          "' to '", path, "'");
+  commitFile(temporary, path);
 }
 
 CheckpointState readCheckpoint(const std::string& path) {
   quietHdf5();
+  verifySealedFile(path);
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   require(file.valid(), "cannot open checkpoint '", path, "' (missing or not HDF5)");
   CheckpointState state;
-  long long step = 0;
+  long long format = 0, step = 0;
+  readAttribute(file.get(), "format", H5T_NATIVE_LLONG, &format, 1, path);
+  require(format == checkpointFormat, "checkpoint '", path, "' has format ", format,
+          ", this kfvm reads format ", checkpointFormat);
   readAttribute(file.get(), "step", H5T_NATIVE_LLONG, &step, 1, path);
+  require(step >= 0 && step <= 2147483647LL, "checkpoint '", path, "': step ", step,
+          " is out of range");
   state.step = int(step);
   readAttribute(file.get(), "time", H5T_NATIVE_DOUBLE, &state.time, 1, path);
+  require(std::isfinite(state.time) && state.time >= 0, "checkpoint '", path, "': time ",
+          state.time, " is not a finite time >= 0");
   readAttribute(file.get(), "dt", H5T_NATIVE_DOUBLE, &state.dt, 1, path);
+  require(std::isfinite(state.dt) && state.dt > 0, "checkpoint '", path, "': dt ",
+          state.dt, " is not a finite dt > 0");
   readAttribute(file.get(), "cells", H5T_NATIVE_INT, state.cells.data(), 3, path);
-  std::string names;
-  {
-    Handle attribute(H5Aopen(file.get(), "variables", H5P_DEFAULT), H5Aclose);
-    require(attribute.valid(), "checkpoint '", path, "' has no attribute variables");
-    Handle type(H5Aget_type(attribute.get()), H5Tclose);
-    names.assign(H5Tget_size(type.get()), '\0');
-    require(H5Aread(attribute.get(), type.get(), names.data()) >= 0, "checkpoint '", path,
-            "': cannot read attribute variables");
-  }
+  for (int a = 0; a < 3; ++a)
+    require(state.cells[a] >= 1, "checkpoint '", path, "': cells ", state.cells[0], " x ",
+            state.cells[1], " x ", state.cells[2], " is not a mesh");
+  readAttribute(file.get(), "series_bytes", H5T_NATIVE_LLONG, &state.seriesBytes, 1,
+                path);
+  readAttribute(file.get(), "probes_bytes", H5T_NATIVE_LLONG, &state.probesBytes, 1,
+                path);
+  require(state.seriesBytes >= -1 && state.probesBytes >= -1, "checkpoint '", path,
+          "': CSV sizes ", state.seriesBytes, " and ", state.probesBytes,
+          " are out of range");
+  state.fingerprint = readText(file.get(), "fingerprint", path);
+  const std::string names = readText(file.get(), "variables", path);
   for (std::size_t begin = 0; begin <= names.size();) {
     const std::size_t end = std::min(names.find(',', begin), names.size());
     state.variables.push_back(names.substr(begin, end - begin));

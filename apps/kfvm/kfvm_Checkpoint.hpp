@@ -8,20 +8,29 @@
 namespace kfvm::app {
 
 /// What a run needs to go on exactly where it stopped: the cell values of every
-/// variable and the step, time and next dt.
+/// variable, the step, time and next dt, the deck it belongs to, and how long its CSV
+/// files were.
 struct CheckpointState {
   int step = 0;
   double time = 0, dt = 0;
   std::array<int, 3> cells{1, 1, 1};
   std::vector<std::string> variables;
   std::vector<std::vector<double>> values;  // per variable
+  /// The deck's mesh and variables (deckFingerprint in kfvm_RunCommand.cpp), compared
+  /// on restart.
+  std::string fingerprint;
+  /// Bytes of series.csv and probes.csv when the checkpoint was written (flushed and
+  /// fsync'ed first); -1 where the run writes no such file. A restart cuts them there.
+  long long seriesBytes = -1, probesBytes = -1;
 };
 
 /// Writes an HDF5 checkpoint: one dataset per variable, named after it; attributes
-/// step, time, dt, cells and variables (the names, comma-separated). The file is written
-/// as path + ".tmp" and renamed over path only when complete, so a run killed while
-/// writing leaves the previous checkpoint whole. Throws kfvm::Error naming the file when
-/// HDF5 fails.
+/// format, step, time, dt, cells, variables (the names, comma-separated), fingerprint,
+/// series_bytes and probes_bytes. The file is written as path + ".tmp" with every HDF5
+/// call checked (the closes too), sealed (kfvm_DurableFile.hpp: its length and XXH64
+/// checksum in the HDF5 user block), read back and compared with state, and only then
+/// fsync'ed and renamed over path. Otherwise the temporary is removed, the previous
+/// checkpoint stays as it was, and kfvm::Error names the file and what failed.
 ///
 /// For the test that kills a run mid-write: when the environment variable
 /// KFVM_KILL_DURING_CHECKPOINT is N, the N-th call of this process writes half of the
@@ -29,7 +38,9 @@ struct CheckpointState {
 /// SIGKILL would).
 void writeCheckpoint(const std::string& path, const CheckpointState& state);
 
-/// Reads a checkpoint; throws kfvm::Error naming the file and what is missing or wrong.
+/// Reads a checkpoint: the seal is verified before HDF5 reads the file, then every
+/// attribute is checked (finite time >= 0, dt > 0, step >= 0, cells >= 1, the datasets'
+/// sizes); throws kfvm::Error naming the file and what is missing, damaged or wrong.
 CheckpointState readCheckpoint(const std::string& path);
 
 }  // namespace kfvm::app

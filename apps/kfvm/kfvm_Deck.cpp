@@ -5,8 +5,10 @@
 
 #include <kfvm_Error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 namespace kfvm::app {
 
@@ -17,6 +19,7 @@ constexpr double huge = std::numeric_limits<double>::max();
 void readMesh(TableReader& mesh, Deck& deck) {
   deck.dimension = mesh.integer("dimension", 1, 1, 3, true);
   const auto cells = mesh.numbers("cells", std::size_t(deck.dimension), 1, 1e5, true);
+  deck.cellsAt = mesh.at("cells");
   const auto length =
       mesh.numbers("length", std::size_t(deck.dimension), 1e-300, huge, true);
   for (int a = 0; a < deck.dimension; ++a) {
@@ -81,7 +84,7 @@ void readBoundary(TableReader& boundary, Deck& deck) {
   try {
     spec.patch = patchFromName(patch);
   } catch (const Error& error) {
-    boundary.error(patchNode, "patch", messageOf(error));
+    boundary.error(patchNode, "patch", error.message());
   }
   if (int(spec.patch) / 2 >= deck.dimension)
     boundary.error(patchNode, "patch", "\"", patch, "\" is not a side of a ",
@@ -95,6 +98,7 @@ void readBoundary(TableReader& boundary, Deck& deck) {
                    "\"potential\" sets mu of [equation] higher_order, which this deck "
                    "does not have");
   spec.type = boundary.string("type", "", {"dirichlet", "neumann", "robin"}, true);
+  spec.at = boundary.at("type");
   if (spec.type == "robin") {
     spec.a = boundary.number("a", 0, -huge, huge, true);
     spec.b = boundary.number("b", 0, -huge, huge, true);
@@ -106,6 +110,7 @@ void readBoundary(TableReader& boundary, Deck& deck) {
 
 void readSolver(TableReader& solver, Deck& deck) {
   deck.solver = solver.string("name", "gmres");
+  deck.solverAt = solver.at("name");
   deck.solverParameters = Parameters{};
   deck.solverParameters.set("tolerance", solver.number("tolerance", 1e-10, 0, 1));
   deck.solverParameters.set("max_iterations",
@@ -141,8 +146,70 @@ void readTime(TableReader& time, Deck& deck) {
   deck.end = time.number("end", 0, 1e-300, huge);
   if ((deck.steps > 0) == (deck.end > 0))
     time.error(nullptr, "steps", "give either steps or end (one of them)");
+  // Bounded runs only: at most maxSteps steps, and dt and time finite all along. The
+  // schedule is followed while dt grows; once dt is constant the rest is counted at once.
+  TimeSchedule schedule(deck);
+  long long steps = 0;
+  while (!schedule.finished(steps + 1) && steps <= maxSteps) {
+    if (schedule.dt() * deck.dtGrowth == schedule.dt() || schedule.dt() >= deck.dtMax) {
+      const double left =
+          deck.steps > 0
+              ? double(deck.steps - steps)
+              : std::ceil((deck.end - schedule.time()) / schedule.dt() * (1 - 1e-12));
+      if (!std::isfinite(schedule.time() + left * schedule.dt()))
+        time.error(time.find("dt"), "dt", "dt = ", schedule.dt(), " over ", left,
+                   " more steps makes time overflow");
+      steps += (long long)std::min(left, double(maxSteps) + 1);
+      break;
+    }
+    schedule.advance();
+    ++steps;
+    if (!std::isfinite(schedule.time()) || !std::isfinite(schedule.dt()))
+      time.error(time.find("dt_growth"), "dt_growth", "dt = ", deck.dt, " growing by ",
+                 deck.dtGrowth, " reaches ", schedule.dt(), " and time ", schedule.time(),
+                 " at step ", steps, ": set dt_max");
+  }
+  if (steps > maxSteps)
+    time.error(time.find("end"), "end", "end = ", deck.end, " with dt = ", deck.dt,
+               deck.dtGrowth > 1 ? " (growing)" : "", " takes more than the ", maxSteps,
+               " steps a run may take");
   time.finish();
 }
+
+}  // namespace
+
+std::string rangeText(double low, double high) {
+  std::ostringstream text;
+  text.precision(17);
+  if (high >= std::numeric_limits<double>::max())
+    text << "must be >= " << low;
+  else
+    text << "must be in [" << low << ", " << high << "]";
+  return text.str();
+}
+
+TimeSchedule::TimeSchedule(const Deck& deck) : deck_(&deck), dt_(deck.dt) {}
+
+TimeSchedule TimeSchedule::after(const Deck& deck, long long steps) {
+  TimeSchedule schedule(deck);
+  for (long long s = 1; s <= steps && !schedule.finished(s); ++s) schedule.advance();
+  return schedule;
+}
+
+bool TimeSchedule::finished(long long step) const {
+  return deck_->steps > 0 ? step > deck_->steps : !(time_ < deck_->end * (1 - 1e-12));
+}
+
+double TimeSchedule::stepDt() const {
+  return deck_->steps > 0 ? dt_ : std::min(dt_, deck_->end - time_);
+}
+
+void TimeSchedule::advance() {
+  time_ += stepDt();
+  dt_ = std::min(dt_ * deck_->dtGrowth, deck_->dtMax);
+}
+
+namespace {
 
 void readOutput(TableReader& output, Deck& deck) {
   deck.directory = output.string("directory", "kfvm-output");
@@ -192,7 +259,7 @@ void readCheck(TableReader& check, Deck& deck) {
       Expression parsed(deck.exact);
       (void)parsed;
     } catch (const Error& error) {
-      check.error(node, "exact", messageOf(error));
+      check.error(node, "exact", error.message());
     }
     deck.checkTolerance = check.number("tolerance", 0, 0, huge, true);
   }
@@ -236,7 +303,7 @@ void readInitial(TableReader& initial, InitialCondition& condition, int dimensio
       Expression check(condition.expression);
       (void)check;
     } catch (const Error& error) {
-      initial.error(node, "value", messageOf(error));
+      initial.error(node, "value", error.message());
     }
   }
   initial.finish();

@@ -6,6 +6,7 @@
 // folder is a working example. Parsing checks everything: an unknown key, a wrong type
 // or a value out of range is a kfvm::Error naming the file, line, key and value.
 
+#include <kfvm_Error.hpp>
 #include <kfvm_Parameters.hpp>
 #include <kfvm_Patch.hpp>
 
@@ -23,11 +24,20 @@ struct InitialCondition {
   std::string expression;
 };
 
+/// Where a value was given in the deck: its table, key and line, for errors found after
+/// reading (deckError).
+struct DeckKey {
+  std::string table, key;
+  int line = 0;
+};
+
 /// A coefficient: a number, or an expression in x, y, z evaluated at every cell centre
-/// (a per-cell field).
+/// (a per-cell field) and held to the same range [low, high] as a number.
 struct DeckCoefficient {
   double value = 0;
   std::string expression;
+  double low = 0, high = 0;
+  DeckKey at;
   bool isExpression() const { return !expression.empty(); }
 };
 
@@ -52,6 +62,7 @@ struct BoundarySpec {
   bool onPotential = false;  // the higher-order term's mu rather than the variable
   std::string type;          // dirichlet, neumann, robin
   double a = 0, b = 0, value = 0;
+  DeckKey at;
 };
 
 struct Deck {
@@ -60,6 +71,7 @@ struct Deck {
   int dimension = 1;
   std::array<int, 3> cells{1, 1, 1};
   std::array<double, 3> length{1, 1, 1};
+  DeckKey cellsAt;
   // [variable], or one [[variable]] per variable of a coupled deck
   std::vector<DeckVariable> variables{DeckVariable{}};
   // [[equation]]: a coupled deck (empty for a deck of one [equation])
@@ -81,6 +93,7 @@ struct Deck {
   // [solver]
   std::string solver = "gmres";
   Parameters solverParameters;
+  DeckKey solverAt;
   int maxSweeps = 20;
   double sweepTolerance = 1e-8, relaxation = 1;
   // [time]
@@ -101,7 +114,7 @@ struct Deck {
   double checkTolerance = 0;
   double integralDrift = -1;  // < 0: not checked
 
-  int numCells() const { return cells[0] * cells[1] * cells[2]; }
+  long long numCells() const { return 1LL * cells[0] * cells[1] * cells[2]; }
   int numVariables() const { return int(variables.size()); }
   bool isCoupled() const { return !coupled.empty(); }
   /// The variables' names joined by '-': the stem of the VTK files and collection.
@@ -110,6 +123,40 @@ struct Deck {
     for (const auto& v : variables) name += (name.empty() ? "" : "-") + v.name;
     return name;
   }
+};
+
+/// Throws kfvm::Error as the deck's reader does: "FILE:LINE: [TABLE] KEY: message".
+template <class... Parts>
+[[noreturn]] void deckError(const Deck& deck, const DeckKey& at, const Parts&... parts) {
+  fail(deck.path, ":", at.line, ": [", at.table, "] ", at.key, ": ", parts...);
+}
+
+/// "must be in [low, high]", or "must be >= low" where high is unbounded.
+std::string rangeText(double low, double high);
+
+/// The most steps a run may take ([time] steps, or end / dt).
+constexpr long long maxSteps = 100000000;
+
+/// A run's time steps, from [time]: dt growing by dt_growth up to dt_max, the last step
+/// of an `end` run cut to end there. The run loop and the restart's check of a
+/// checkpoint's time and dt both follow it, so that they agree bit for bit.
+class TimeSchedule {
+ public:
+  explicit TimeSchedule(const Deck& deck);
+  /// The schedule after `steps` steps from the start (time and dt a run has then).
+  static TimeSchedule after(const Deck& deck, long long steps);
+  /// True when the step numbered `step` (from 1) is past the run's end.
+  bool finished(long long step) const;
+  /// The dt of the next step.
+  double stepDt() const;
+  /// Takes the next step: time += stepDt(), then dt grows.
+  void advance();
+  double time() const { return time_; }
+  double dt() const { return dt_; }
+
+ private:
+  const Deck* deck_;
+  double time_ = 0, dt_ = 0;
 };
 
 /// Reads and checks a deck file; convectionSchemes are the scheme names a convection

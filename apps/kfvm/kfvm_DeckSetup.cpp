@@ -24,20 +24,67 @@ BoundaryCondition conditionOf(const BoundarySpec& spec) {
   return BoundaryCondition::robin(spec.a, spec.b, spec.value);
 }
 
+/// An expression coefficient at every cell centre of the grid (x fastest), each value
+/// finite and in the key's range, else an error naming the key, the cell and the value;
+/// the values go to `values` unless it is null (kfvm check).
+void evaluateCoefficient(const Deck& deck, const DeckCoefficient& coefficient,
+                         const CartesianGrid& grid, std::vector<double>* values) {
+  const Expression expression(coefficient.expression);
+  if (values) values->resize(std::size_t(grid.numCells()));
+  auto middle = [&](int axis, int i) {
+    if (axis >= grid.dimension()) return 0.0;
+    return 0.5 * (grid.vertices(axis)[i] + grid.vertices(axis)[i + 1]);
+  };
+  std::size_t c = 0;
+  for (int k = 0; k < grid.cells(2); ++k)
+    for (int j = 0; j < grid.cells(1); ++j)
+      for (int i = 0; i < grid.cells(0); ++i, ++c) {
+        const double x = middle(0, i), y = middle(1, j), z = middle(2, k);
+        const double value = expression(x, y, z);
+        if (!(value >= coefficient.low && value <= coefficient.high))
+          deckError(deck, coefficient.at, "'", coefficient.expression, "' is ", value,
+                    " at cell ", c, " (x = ", x, ", y = ", y, ", z = ", z, "): ", "it ",
+                    rangeText(coefficient.low, coefficient.high));
+        if (values) (*values)[c] = value;
+      }
+}
+
 /// A per-cell field of expression values at the cell centres (set up once, on the host).
-CellField<DeckSpace> fieldOf(const std::string& text, const Mesh<DeckSpace>& mesh,
-                             const std::vector<std::array<double, 3>>& centres,
-                             const std::string& name) {
-  const Expression expression(text);
-  std::vector<double> values(centres.size());
-  for (std::size_t c = 0; c < centres.size(); ++c)
-    values[c] = expression(centres[c][0], centres[c][1], centres[c][2]);
+CellField<DeckSpace> fieldOf(const Deck& deck, const DeckCoefficient& coefficient,
+                             const Mesh<DeckSpace>& mesh, const std::string& name) {
+  std::vector<double> values;
+  evaluateCoefficient(deck, coefficient, mesh.grid(), &values);
   CellField<DeckSpace> field(mesh, name);
   field.fromHost(values);
   return field;
 }
 
 }  // namespace
+
+void validateDeck(const Deck& deck) {
+  const CartesianGrid grid = [&] {
+    try {
+      return gridOf(deck);
+    } catch (const Error& error) {
+      deckError(deck, deck.cellsAt, error.message());
+    }
+  }();
+  for (const DeckCoefficient* c :
+       {&deck.rho, &deck.diffusion, &deck.implicitSource, &deck.source})
+    if (c->isExpression()) evaluateCoefficient(deck, *c, grid, nullptr);
+  for (const auto& spec : deck.boundaries) {
+    try {
+      (void)conditionOf(spec);
+    } catch (const Error& error) {
+      deckError(deck, spec.at, error.message());
+    }
+  }
+  try {
+    (void)makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters);
+  } catch (const Error& error) {
+    deckError(deck, deck.solverAt, error.message());
+  }
+}
 
 CartesianGrid gridOf(const Deck& deck) {
   const auto& n = deck.cells;
@@ -93,8 +140,9 @@ std::vector<double> initialValues(const InitialCondition& ic, int dimension,
 void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
                    const std::vector<std::array<double, 3>>& centres,
                    Equation<DeckSpace>& equation) {
+  (void)centres;
   auto field = [&](const DeckCoefficient& c, const char* name) {
-    return fieldOf(c.expression, mesh, centres, name);
+    return fieldOf(deck, c, mesh, name);
   };
   if (deck.transient) {
     if (deck.rho.isExpression())

@@ -4,6 +4,7 @@
 // The typed reads behind readDeck (kfvm_Deck.cpp): one TOML table at a time, with errors
 // that name the file, line, table, key and value. Host only (toml++).
 
+#include "kfvm_Deck.hpp"
 #include "kfvm_Expression.hpp"
 
 #include <kfvm_Error.hpp>
@@ -18,12 +19,6 @@
 
 namespace kfvm::app {
 
-/// A kfvm::Error's message without its "kfvm: " prefix, to quote inside another.
-inline std::string messageOf(const Error& error) {
-  const std::string text = error.what();
-  return text.rfind("kfvm: ", 0) == 0 ? text.substr(6) : text;
-}
-
 /// One table of the deck: typed reads that remember the keys read, and errors that
 /// name file, line, table, key and value.
 class TableReader {
@@ -34,6 +29,13 @@ class TableReader {
   const toml::node* find(const std::string& key) {
     used_.insert(key);
     return table_.get(key);
+  }
+
+  /// Where key is (or would be) in the deck, for errors found after reading.
+  DeckKey at(const std::string& key) const {
+    const toml::node* node = table_.get(key);
+    return {name_, key,
+            int(node ? node->source().begin.line : table_.source().begin.line)};
   }
 
   template <class... Args>
@@ -56,16 +58,7 @@ class TableReader {
     return text.str();
   }
 
-  /// "in [low, high]", or "must be >= low" where high is unbounded.
-  static std::string range(double low, double high) {
-    std::ostringstream text;
-    text.precision(17);
-    if (high >= std::numeric_limits<double>::max())
-      text << "must be >= " << low;
-    else
-      text << "must be in [" << low << ", " << high << "]";
-    return text.str();
-  }
+  static std::string range(double low, double high) { return rangeText(low, high); }
 
   double number(const std::string& key, double fallback, double low, double high,
                 bool required = false) {
@@ -152,19 +145,28 @@ class TableReader {
     return values;
   }
 
-  /// A number in [low, high], or a string holding an expression in x, y, z.
+  /// A number in [low, high], or a string holding an expression in x, y, z (its values
+  /// at the cells are held to [low, high] when the run sets up: validateDeck).
   DeckCoefficient coefficient(const std::string& key, double fallback, double low,
                               double high) {
     const toml::node* node = find(key);
-    DeckCoefficient result{fallback, ""};
+    DeckCoefficient result;
+    result.value = fallback;
+    result.low = low;
+    result.high = high;
+    result.at = at(key);
     if (node && node->is_string()) {
       result.expression = *node->value<std::string>();
+      bool usesTime = false;
       try {
-        Expression parsed(result.expression);
-        (void)parsed;
+        usesTime = Expression(result.expression).usesTime();
       } catch (const Error& e) {
-        error(node, key, messageOf(e));
+        error(node, key, e.message());
       }
+      if (usesTime)
+        error(node, key, "expression '", result.expression,
+              "' reads t, but coefficients are evaluated once, before the first step "
+              "(use x, y and z only)");
       return result;
     }
     result.value = number(key, fallback, low, high);

@@ -38,6 +38,10 @@ class ExpressionParser {
       : text_(text), program_(program) {}
 
   void parse() {
+    if (text_.size() > Expression::maxLength) {
+      position_ = Expression::maxLength;
+      error("longer than " + std::to_string(Expression::maxLength) + " characters");
+    }
     sum();
     skipSpace();
     if (position_ < text_.size())
@@ -65,7 +69,23 @@ class ExpressionParser {
   }
   void emit(Op op, double value = 0, int function = 0) {
     program_.push_back({op, value, function});
+    if (op == Op::Number || op == Op::X || op == Op::Y || op == Op::Z || op == Op::T)
+      ++stack_;
+    else if (op != Op::Neg && op != Op::Func1)
+      --stack_;  // a binary operation: two values in, one out
+    if (stack_ > Expression::maxDepth) error("needs too deep an evaluation stack");
   }
+  /// One more level of nesting: parentheses, a function's argument, a unary minus, a
+  /// power's exponent.
+  struct Level {
+    ExpressionParser& parser;
+    explicit Level(ExpressionParser& p) : parser(p) {
+      if (++parser.depth_ > Expression::maxDepth)
+        parser.error("nests deeper than " + std::to_string(Expression::maxDepth) +
+                     " levels");
+    }
+    ~Level() { --parser.depth_; }
+  };
 
   void sum() {
     product();
@@ -97,6 +117,7 @@ class ExpressionParser {
   }
   void unary() {
     if (accept('-')) {
+      const Level level(*this);
       unary();
       emit(Op::Neg);
     } else {
@@ -106,6 +127,7 @@ class ExpressionParser {
   void power() {
     atom();
     if (accept('^')) {
+      const Level level(*this);
       unary();
       emit(Op::Pow);
     }
@@ -115,6 +137,7 @@ class ExpressionParser {
     if (position_ >= text_.size()) error("unexpected end");
     const char c = text_[position_];
     if (accept('(')) {
+      const Level level(*this);
       sum();
       if (!accept(')')) error("missing ')'");
       return;
@@ -136,11 +159,15 @@ class ExpressionParser {
     if (name == "x") return emit(Op::X);
     if (name == "y") return emit(Op::Y);
     if (name == "z") return emit(Op::Z);
-    if (name == "t") return emit(Op::T);
+    if (name == "t") {
+      usesTime_ = true;
+      return emit(Op::T);
+    }
     if (name == "pi") return emit(Op::Number, 3.14159265358979323846);
     for (int f = 0; f < numUnary; ++f) {
       if (name != unaryNames[f]) continue;
       if (!accept('(')) error("'" + name + "' needs '('");
+      const Level level(*this);
       sum();
       if (!accept(')')) error("missing ')' after the argument of '" + name + "'");
       return emit(Op::Func1, 0, f);
@@ -148,6 +175,7 @@ class ExpressionParser {
     for (int f = 0; f < 2; ++f) {
       if (name != binaryNames[f]) continue;
       if (!accept('(')) error("'" + name + "' needs '('");
+      const Level level(*this);
       sum();
       if (!accept(',')) error("'" + name + "' takes two arguments");
       sum();
@@ -163,17 +191,22 @@ class ExpressionParser {
   const std::string& text_;
   std::vector<Expression::Token>& program_;
   std::size_t position_ = 0;
+  int depth_ = 0, stack_ = 0;
+
+ public:
+  bool usesTime_ = false;
 };
 
 Expression::Expression(const std::string& text) : text_(text) {
-  ExpressionParser(text_, program_).parse();
+  ExpressionParser parser(text_, program_);
+  parser.parse();
+  usesTime_ = parser.usesTime_;
 }
 
 double Expression::operator()(double x, double y, double z, double t) const {
-  double stack[64];
+  double stack[maxDepth + 1];  // the parser keeps the depth within maxDepth
   int top = 0;
   for (const Token& token : program_) {
-    require(top < 62, "expression '", text_, "' nests too deeply");
     switch (token.op) {
       case Op::Number:
         stack[top++] = token.value;

@@ -1,5 +1,6 @@
 #include "kfvm_PngWriter.hpp"
 
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
 
 #include <algorithm>
@@ -101,12 +102,15 @@ void writeFieldPng(const std::string& path, const CartesianGrid& grid,
   image.text(barX + bar + margin / 2, margin, label, font);
   std::snprintf(label, sizeof(label), "%.4g", low);
   image.text(barX + bar + margin / 2, margin + plotH - 5 * font, label, font);
-  const std::string temporary = path + ".tmp";
-  require(stbi_write_png(temporary.c_str(), image.width, image.height, 3,
-                         image.rgb.data(), image.width * 3) != 0,
-          "cannot write PNG '", temporary, "'");
-  require(std::rename(temporary.c_str(), path.c_str()) == 0, "cannot rename '", temporary,
-          "' to '", path, "'");
+  std::string png;  // encoded in memory, then written whole (every write checked)
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data),
+                                               std::size_t(size));
+  };
+  require(stbi_write_png_to_func(append, &png, image.width, image.height, 3,
+                                 image.rgb.data(), image.width * 3) != 0,
+          "cannot encode PNG '", path, "'");
+  writeFileAtomically(path, png);
 }
 
 }  // namespace kfvm::app

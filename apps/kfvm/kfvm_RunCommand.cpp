@@ -1,5 +1,6 @@
 // `kfvm run DECK` and `kfvm check DECK`: a whole run from a TOML deck (kfvm_Deck.hpp).
 #include "kfvm_Checkpoint.hpp"
+#include "kfvm_CommandContext.hpp"
 #include "kfvm_Deck.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckSetup.hpp"
@@ -21,11 +22,37 @@ using Space = DeckSpace;
 struct RunOptions {
   std::string output, restart;
   int cells = 0;
+  long long maxSteps = 0;  // > 0: stop after that many steps (a short run)
   bool quiet = false, verbose = false;
 };
 
+/// The deck's mesh and variables, as a checkpoint records them and a restart compares.
+std::string deckFingerprint(const Deck& deck) {
+  std::string text = Details::concatenate("mesh ", deck.dimension, "D");
+  for (int a = 0; a < deck.dimension; ++a)
+    text += Details::concatenate(a ? " x " : " ", deck.cells[a]);
+  text += " cells, length";
+  for (int a = 0; a < deck.dimension; ++a)
+    text += Details::concatenate(a ? " x " : " ", deck.length[a]);
+  return text + "; variables " + deck.runName();
+}
+
+/// Throws when a field holds NaN or inf: the message names the variable, the cell, its
+/// centre and `when` ("initially", "in checkpoint '...'").
+void requireFinite(const Deck& deck, const std::vector<CellField<Space>>& fields,
+                   const std::vector<std::array<double, 3>>& centres,
+                   const std::string& when) {
+  for (std::size_t v = 0; v < fields.size(); ++v) {
+    const NonFinite bad = firstNonFinite(fields[v]);
+    if (bad.cell < 0) continue;
+    const auto& p = centres[std::size_t(bad.cell)];
+    fail(deck.path, ": ", deck.variables[v].name, " is ", bad.value, " ", when,
+         " at cell ", bad.cell, " (x = ", p[0], ", y = ", p[1], ", z = ", p[2], ")");
+  }
+}
+
 /// The [check] of the checked variable: largest difference from the exact expression,
-/// and the integral's drift per unit volume.
+/// and the integral's drift per unit volume. NaN anywhere fails the check.
 int checkResult(const Deck& deck, const CellField<Space>& field,
                 const std::vector<std::array<double, 3>>& centres, double time,
                 double integral0, double integral) {
@@ -37,10 +64,11 @@ int checkResult(const Deck& deck, const CellField<Space>& field,
     const auto values =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.values());
     double worst = 0;
-    for (std::size_t c = 0; c < centres.size(); ++c) {
+    for (std::size_t c = 0; c < centres.size() && !std::isnan(worst); ++c) {
       const auto& p = centres[c];
-      worst =
-          std::max(worst, std::abs(double(values(c)) - exact(p[0], p[1], p[2], time)));
+      const double difference =
+          std::abs(double(values(c)) - exact(p[0], p[1], p[2], time));
+      if (!(difference <= worst)) worst = difference;  // NaN sticks
     }
     const bool met = worst <= deck.checkTolerance;
     std::printf("check             max |%s - exact| = %.3e, tolerance %.3e: %s\n",
@@ -58,17 +86,20 @@ int checkResult(const Deck& deck, const CellField<Space>& field,
         name.c_str(), drift, deck.integralDrift, met ? "ok" : "FAILED");
     ok = ok && met;
   }
-  return ok ? 0 : 4;
+  return ok ? exitOk : exitCheckFailed;
 }
 
 CheckpointState checkpointOf(const Deck& deck,
                              const std::vector<CellField<Space>>& fields, int step,
-                             double time, double nextDt) {
+                             const TimeSchedule& schedule, const OutputSizes& sizes) {
   CheckpointState state;
   state.step = step;
-  state.time = time;
-  state.dt = nextDt;
+  state.time = schedule.time();
+  state.dt = schedule.dt();
   state.cells = deck.cells;
+  state.fingerprint = deckFingerprint(deck);
+  state.seriesBytes = sizes.seriesBytes;
+  state.probesBytes = sizes.probesBytes;
   for (std::size_t v = 0; v < fields.size(); ++v) {
     state.variables.push_back(deck.variables[v].name);
     const auto values =
@@ -78,27 +109,54 @@ CheckpointState checkpointOf(const Deck& deck,
   return state;
 }
 
-/// Takes the fields, step, time and dt of a checkpoint; returns the step it holds.
-int restartFrom(const std::string& path, const Deck& deck,
-                std::vector<CellField<Space>>& fields, double& time, double& dt) {
+/// Takes the fields of a checkpoint after checking it belongs to this deck: the same
+/// mesh and variables, a step within the run, and the time and dt the deck's schedule
+/// has at that step, bit for bit. Returns the checkpoint (its step, time and CSV sizes).
+CheckpointState restartFrom(const std::string& path, const Deck& deck,
+                            std::vector<CellField<Space>>& fields,
+                            const std::vector<std::array<double, 3>>& centres,
+                            TimeSchedule& schedule) {
   require(!deck.steady, deck.path, ": a steady run has no steps to restart");
-  const CheckpointState state = readCheckpoint(path);
-  require(state.cells == deck.cells, "checkpoint '", path, "' holds ", state.cells[0],
-          " x ", state.cells[1], " x ", state.cells[2], " cells, the deck's mesh ",
-          deck.cells[0], " x ", deck.cells[1], " x ", deck.cells[2]);
-  std::string names;
-  for (const auto& name : state.variables) names += (names.empty() ? "" : ", ") + name;
-  bool same = state.variables.size() == deck.variables.size();
-  for (std::size_t v = 0; same && v < state.variables.size(); ++v)
-    same = state.variables[v] == deck.variables[v].name;
-  require(same, "checkpoint '", path, "' holds variables (", names, "), the deck's are (",
-          deck.runName(), ")");
+  CheckpointState state = readCheckpoint(path);
+  const std::string fingerprint = deckFingerprint(deck);
+  require(state.fingerprint == fingerprint, "checkpoint '", path,
+          "' belongs to another deck: it holds ", state.fingerprint, "; ", deck.path,
+          " has ", fingerprint);
+  require(deck.steps == 0 || state.step <= deck.steps, "checkpoint '", path,
+          "' is at step ", state.step, ", past the deck's last step ", deck.steps);
+  const TimeSchedule expected = TimeSchedule::after(deck, state.step);
+  require(state.time == expected.time() && state.dt == expected.dt(), "checkpoint '",
+          path, "' holds t = ", state.time, " and dt = ", state.dt, " at step ",
+          state.step, ", but the deck's time steps give t = ", expected.time(),
+          " and dt = ", expected.dt(), " there ([time] changed, or the file is damaged)");
+  schedule = expected;
   for (std::size_t v = 0; v < fields.size(); ++v) fields[v].fromHost(state.values[v]);
-  time = state.time;
-  dt = state.dt;
+  requireFinite(deck, fields, centres, "in checkpoint '" + path + "'");
   log::info("restart           from %s: step %d, t = %.10g", path.c_str(), state.step,
-            time);
-  return state.step;
+            state.time);
+  return state;
+}
+
+/// A step's failure: the variable that became NaN or inf if one did, else the solver's
+/// reason.
+int stepFailed(const Deck& deck, const std::vector<CellField<Space>>& fields,
+               const std::vector<std::array<double, 3>>& centres, int step, double time,
+               const std::string& reason, bool newLine) {
+  if (newLine) std::printf("\n");
+  for (std::size_t v = 0; v < fields.size(); ++v) {
+    const NonFinite bad = firstNonFinite(fields[v]);
+    if (bad.cell < 0) continue;
+    const auto& p = centres[std::size_t(bad.cell)];
+    log::error(
+        "kfvm run: %s became %s at step %d (t = %.10g), first at cell %d (x = %g, "
+        "y = %g, z = %g)%s%s",
+        deck.variables[v].name.c_str(), std::isnan(bad.value) ? "NaN" : "inf", step, time,
+        int(bad.cell), p[0], p[1], p[2],
+        reason.empty() ? "" : "; the solver said: ", reason.c_str());
+    return exitSolveFailed;
+  }
+  log::error("kfvm run: step %d failed: %s", step, reason.c_str());
+  return exitSolveFailed;
 }
 
 int runDeck(const Deck& deck, const RunOptions& options) {
@@ -106,9 +164,10 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   log::setLevel(options.quiet     ? log::Level::Quiet
                 : options.verbose ? log::Level::Verbose
                                   : log::Level::Normal);
-  log::info("kfvm run %s: %dD, %d cells, %d variable%s, backend %s", deck.path.c_str(),
+  log::info("kfvm run %s: %dD, %lld cells, %d variable%s, backend %s", deck.path.c_str(),
             deck.dimension, deck.numCells(), deck.numVariables(),
             deck.numVariables() > 1 ? "s (coupled)" : "", Space::name());
+  validateDeck(deck);
   log::info("%s", reportMemory(deck, true).c_str());
   log::debug("solver            %s, preconditioner %s; sweeps at most %d to %g",
              deck.solver.c_str(),
@@ -119,65 +178,86 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   const auto centres = cellCentres(grid);
   const auto problem = DeckProblem::create(deck, mesh, centres);
   auto& fields = problem->fields();
-  double time = 0, dt = deck.dt;
+  requireFinite(deck, fields, centres, "initially");
+  TimeSchedule schedule(deck);
   int firstStep = 1;
-  if (!options.restart.empty())
-    firstStep = restartFrom(options.restart, deck, fields, time, dt) + 1;
-  const bool restarted = firstStep > 1;
-  RunOutput output(deck, directory, mesh, fields, restarted ? time : -1.0);
+  OutputResume resume;
+  if (!options.restart.empty()) {
+    const CheckpointState state =
+        restartFrom(options.restart, deck, fields, centres, schedule);
+    firstStep = state.step + 1;
+    resume = {state.time, state.seriesBytes, state.probesBytes};
+  }
+  const bool restarted = !options.restart.empty();
+  RunOutput output(deck, directory, mesh, fields, resume);
   const auto& checked = fields[std::size_t(deck.checkVariable)];
   const double integral0 = double(integrate(checked, mesh));
   double integral = integral0;
   int lastStep = firstStep - 1;
+  bool cut = false;  // --max-steps ended the run before its end
   if (!restarted) {
     output.writeVtk(0, 0);
     output.writePng(0);
   }
   if (deck.steady) {
     const auto report = problem->solveSteady();
-    if (!report.converged) {
-      log::error("kfvm run: steady solve failed: %s", report.reason.c_str());
-      return 2;
-    }
-    integral =
-        output.record(0, 0, 0, report, 1)[std::size_t(deck.checkVariable)].integral;
+    if (!report.converged)
+      return stepFailed(deck, fields, centres, 0, 0, "steady solve: " + report.reason,
+                        false);
+    const auto statistics = output.record(0, 0, 0, report, 1);
+    for (const auto& s : statistics)
+      if (!std::isfinite(s.integral))
+        return stepFailed(deck, fields, centres, 0, 0, "", false);
+    integral = statistics[std::size_t(deck.checkVariable)].integral;
   } else {
     const auto scheme = timeSchemeFromName(deck.timeScheme);
-    for (int step = firstStep;
-         deck.steps > 0 ? step <= deck.steps : time < deck.end * (1 - 1e-12); ++step) {
-      const double thisDt = deck.steps > 0 ? dt : std::min(dt, deck.end - time);
-      const auto report = problem->step(thisDt, scheme);
-      if (!report.converged) {
-        if (output.rewritesInPlace()) std::printf("\n");
-        log::error("kfvm run: step %d failed: %s", step, report.reason.c_str());
-        return 2;
+    for (int step = firstStep; !schedule.finished(step); ++step) {
+      if (options.maxSteps > 0 && step - firstStep >= options.maxSteps) {
+        cut = true;
+        break;
       }
-      time += thisDt;
-      integral = output
-                     .record(step, time, thisDt, report,
-                             deck.steps)[std::size_t(deck.checkVariable)]
-                     .integral;
-      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(step, time);
+      const double thisDt = schedule.stepDt();
+      const auto report = problem->step(thisDt, scheme);
+      if (!report.converged)
+        return stepFailed(deck, fields, centres, step, schedule.time() + thisDt,
+                          report.reason, output.rewritesInPlace());
+      schedule.advance();
+      const auto statistics =
+          output.record(step, schedule.time(), thisDt, report, deck.steps);
+      for (const auto& s : statistics)
+        if (!std::isfinite(s.integral))
+          return stepFailed(deck, fields, centres, step, schedule.time(), "",
+                            output.rewritesInPlace());
+      integral = statistics[std::size_t(deck.checkVariable)].integral;
+      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0)
+        output.writeVtk(step, schedule.time());
       if (deck.pngEvery > 0 && step % deck.pngEvery == 0) output.writePng(step);
-      dt = std::min(dt * deck.dtGrowth, deck.dtMax);
       lastStep = step;
       if (deck.checkpointEvery > 0 && step % deck.checkpointEvery == 0) {
         writeCheckpoint(directory + "/checkpoint.h5",
-                        checkpointOf(deck, fields, step, time, dt));
+                        checkpointOf(deck, fields, step, schedule, output.sync()));
         log::debug("checkpoint        %s/checkpoint.h5: step %d, t = %.10g",
-                   directory.c_str(), step, time);
+                   directory.c_str(), step, schedule.time());
       }
     }
   }
   if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0)
-    output.writeVtk(lastStep, time);
+    output.writeVtk(lastStep, schedule.time());
   if (deck.pngEvery == 0 || lastStep % deck.pngEvery != 0) output.writePng(lastStep);
   output.finish();
-  return checkResult(deck, checked, centres, time, integral0, integral);
+  if (cut) {
+    std::printf(
+        "stopped           after %lld steps (--max-steps), at step %d, t = %.10g; "
+        "no [check] before the run's end\n",
+        options.maxSteps, lastStep, schedule.time());
+    return 0;
+  }
+  return checkResult(deck, checked, centres, schedule.time(), integral0, integral);
 }
 
 int checkDeck(const Deck& deck) {
-  std::printf("%s: ok\n  mesh %dD, %d cells; variables %s%s; %s; solver %s; %s\n",
+  validateDeck(deck);
+  std::printf("%s: ok\n  mesh %dD, %lld cells; variables %s%s; %s; solver %s; %s\n",
               deck.path.c_str(), deck.dimension, deck.numCells(), deck.runName().c_str(),
               deck.isCoupled() ? " (coupled)" : "",
               deck.steady ? "steady" : ("time " + deck.timeScheme).c_str(),
@@ -200,6 +280,9 @@ void addDeckCommands(CLI::App& app, CommandContext& context) {
                   "Output folder (replaces [output] directory)");
   run->add_option("--restart", options->restart,
                   "Go on from a checkpoint ([output] checkpoint_every writes them)");
+  run->add_option("--max-steps", options->maxSteps,
+                  "Stop after this many steps (a short run; its [check] is not made)")
+      ->check(CLI::Range(1LL, maxSteps));
   run->add_option(
          "--cells", options->cells,
          "Cells per direction, replacing the deck's (a small run of a large deck)")

@@ -2,12 +2,15 @@
 
 #include "kfvm_CommandContext.hpp"
 
+#include <kfvm_KokkosCompat.hpp>
+
 #ifdef KFVM_HAVE_PNG
 #include "kfvm_PngWriter.hpp"
 #endif
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include <unistd.h>
@@ -27,9 +30,55 @@ Statistics statisticsOf(const CellField<DeckSpace>& phi, const Mesh<DeckSpace>& 
   return {double(range.min_val), double(range.max_val), double(integrate(phi, mesh))};
 }
 
+NonFinite firstNonFinite(const CellField<DeckSpace>& phi) {
+  auto values = phi.values();
+  const Ordinal n = phi.size();
+  Ordinal first = n;
+  Kokkos::parallel_reduce(
+      "kfvm::app::run::firstNonFinite", indexRange(DeckSpace(), n),
+      KOKKOS_LAMBDA(Ordinal c, Ordinal & r) {
+        if (!Compat::isfinite(values(c)) && c < r) r = c;
+      },
+      Kokkos::Min<Ordinal>(first));
+  NonFinite result;
+  if (first < n) {
+    Real value = 0;
+    Kokkos::deep_copy(value, Kokkos::subview(values, first));
+    result = {first, double(value)};
+  }
+  return result;
+}
+
+namespace {
+
+/// name_000042.ext: files named by step (six digits at least).
+std::string stepFile(const std::string& stem, int step, const char* extension) {
+  std::string digits = std::to_string(step);
+  if (digits.size() < 6) digits.insert(0, 6 - digits.size(), '0');
+  return stem + "_" + digits + extension;
+}
+
+/// Opens a CSV file: new (header first), or a restart's, cut to the checkpoint's size.
+void openCsv(AppendFile& file, const std::string& path, long long keepBytes, bool resumed,
+             const std::string& header) {
+  if (resumed && keepBytes >= 0 && std::filesystem::exists(path)) {
+    file.open(path, keepBytes);
+    return;
+  }
+  if (resumed)
+    log::warn("%s %s: starting it anew, the rows before the restart are not in it",
+              path.c_str(),
+              keepBytes < 0 ? "was not written by the checkpointed run" : "is missing");
+  file.open(path);
+  file.write(header);
+}
+
+}  // namespace
+
 RunOutput::RunOutput(const Deck& deck, const std::string& directory,
                      const Mesh<DeckSpace>& mesh,
-                     const std::vector<CellField<DeckSpace>>& fields, double restartTime)
+                     const std::vector<CellField<DeckSpace>>& fields,
+                     const OutputResume& resume)
     : deck_(deck),
       directory_(directory),
       mesh_(mesh),
@@ -37,22 +86,21 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
       terminal_(isatty(fileno(stdout)) != 0 && log::level() == log::Level::Normal),
       series_(directory + "/" + deck.runName() + ".pvd"),
       start_(std::chrono::steady_clock::now()) {
-  std::filesystem::create_directories(directory);
-  const bool resumed = restartTime >= 0;
-  if (resumed) series_.resumeUpTo(restartTime);
-  const auto mode = resumed ? std::ios::app : std::ios::trunc;
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  require(!error, "cannot create the output folder '", directory, "': ", error.message());
+  const bool resumed = resume.time >= 0;
+  if (resumed) series_.resumeUpTo(resume.time);
+  row_.precision(12);
+  if (const char* kill = std::getenv("KFVM_KILL_DURING_CSV"))
+    killAtRecord_ = std::atoi(kill);
   if (deck.csv) {
-    csv_.open(directory + "/series.csv", std::ios::out | mode);
-    require(bool(csv_), "cannot write ", directory, "/series.csv");
-    if (!resumed) {
-      csv_ << "step,time,dt,sweeps,iterations,residual";
-      for (const auto& v : deck.variables) {  // one variable: min,max,integral
-        const std::string prefix = deck.variables.size() > 1 ? v.name + "_" : "";
-        csv_ << ',' << prefix << "min," << prefix << "max," << prefix << "integral";
-      }
-      csv_ << '\n';
+    std::string header = "step,time,dt,sweeps,iterations,residual";
+    for (const auto& v : deck.variables) {  // one variable: min,max,integral
+      const std::string prefix = deck.variables.size() > 1 ? v.name + "_" : "";
+      header += "," + prefix + "min," + prefix + "max," + prefix + "integral";
     }
-    csv_.precision(12);
+    openCsv(csv_, directory + "/series.csv", resume.seriesBytes, resumed, header + "\n");
   }
   const auto& grid = mesh.grid();
   for (const auto& point : deck.probes) {
@@ -60,77 +108,93 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
     for (int a = 0; a < grid.dimension(); ++a) {
       const auto& v = grid.vertices(a);
       const auto above = std::upper_bound(v.begin(), v.end(), point[a]);
-      index[a] = std::min(int(above - v.begin()) - 1, grid.cells(a) - 1);
+      index[a] = std::max(0, std::min(int(above - v.begin()) - 1, grid.cells(a) - 1));
     }
     probeCells_.push_back(index[0] +
                           grid.cells(0) * (index[1] + grid.cells(1) * index[2]));
   }
   if (!probeCells_.empty()) {
-    probes_.open(directory + "/probes.csv", std::ios::out | mode);
-    require(bool(probes_), "cannot write ", directory, "/probes.csv");
-    if (!resumed) {
-      probes_ << "step,time";
-      for (const auto& p : deck.probes)
-        for (const auto& v : deck.variables)
-          probes_ << ",\"" << (deck.variables.size() > 1 ? v.name + " " : "") << "("
-                  << p[0] << " " << p[1] << " " << p[2] << ")\"";
-      probes_ << '\n';
-    }
-    probes_.precision(12);
+    std::ostringstream header;
+    header.precision(12);
+    header << "step,time";
+    for (const auto& p : deck.probes)
+      for (const auto& v : deck.variables)
+        header << ",\"" << (deck.variables.size() > 1 ? v.name + " " : "") << "(" << p[0]
+               << " " << p[1] << " " << p[2] << ")\"";
+    header << '\n';
+    openCsv(probes_, directory + "/probes.csv", resume.probesBytes, resumed,
+            header.str());
   }
 }
 
 void RunOutput::writeVtk(int step, double time) {
   if (!deck_.vtk) return;
-  char name[80];
-  std::snprintf(name, sizeof(name), "%s_%06d.vtr", deck_.runName().c_str(), step);
+  const std::string name = stepFile(deck_.runName(), step, ".vtr");
   ++written_;
   std::vector<const CellField<DeckSpace>*> fields;
   for (const auto& field : fields_) fields.push_back(&field);
   writeVtkRectilinear<DeckSpace>(directory_ + "/" + name, mesh_, fields, time);
   series_.add(time, name);
-  log::debug("wrote %s/%s (t = %.10g)", directory_.c_str(), name, time);
+  log::debug("wrote %s/%s (t = %.10g)", directory_.c_str(), name.c_str(), time);
 }
 
 void RunOutput::writePng(int step) {
   if (!deck_.png) return;
 #ifdef KFVM_HAVE_PNG
   for (std::size_t v = 0; v < fields_.size(); ++v) {
-    char name[80];
-    std::snprintf(name, sizeof(name), "%s_%06d.png", deck_.variables[v].name.c_str(),
-                  step);
+    const std::string name = stepFile(deck_.variables[v].name, step, ".png");
     ++pngs_;
     const auto values =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_[v].values());
     writeFieldPng(directory_ + "/" + name, mesh_.grid(),
                   std::vector<double>(values.data(), values.data() + values.extent(0)));
-    log::debug("wrote %s/%s", directory_.c_str(), name);
+    log::debug("wrote %s/%s", directory_.c_str(), name.c_str());
   }
 #else
   fail(deck_.path, ": [output] png = true, but this kfvm was built without stb");
 #endif
 }
 
+OutputSizes RunOutput::sync() {
+  OutputSizes sizes;
+  if (csv_.isOpen()) {
+    csv_.sync();
+    sizes.seriesBytes = csv_.size();
+  }
+  if (probes_.isOpen()) {
+    probes_.sync();
+    sizes.probesBytes = probes_.size();
+  }
+  return sizes;
+}
+
 std::vector<Statistics> RunOutput::record(int step, double time, double dt,
                                           const StepReport& report, int total) {
   std::vector<Statistics> statistics;
   for (const auto& field : fields_) statistics.push_back(statisticsOf(field, mesh_));
-  if (csv_.is_open()) {
-    csv_ << step << ',' << time << ',' << dt << ',' << report.sweeps << ','
+  const bool kill = ++records_ == killAtRecord_;  // KFVM_KILL_DURING_CSV
+  if (csv_.isOpen()) {
+    row_.str("");
+    row_ << step << ',' << time << ',' << dt << ',' << report.sweeps << ','
          << report.totalIterations << ',' << report.finalResidual;
     for (const auto& s : statistics)
-      csv_ << ',' << s.minimum << ',' << s.maximum << ',' << s.integral;
-    csv_ << '\n';
+      row_ << ',' << s.minimum << ',' << s.maximum << ',' << s.integral;
+    row_ << '\n';
+    if (kill) csv_.writeHalfAndDie(row_.str());
+    csv_.write(row_.str());
   }
-  if (probes_.is_open()) {
-    probes_ << step << ',' << time;
+  if (probes_.isOpen()) {
+    row_.str("");
+    row_ << step << ',' << time;
     for (Ordinal cell : probeCells_)
       for (const auto& field : fields_) {
         Real value = 0;
         Kokkos::deep_copy(value, Kokkos::subview(field.values(), cell));
-        probes_ << ',' << double(value);
+        row_ << ',' << double(value);
       }
-    probes_ << '\n';
+    row_ << '\n';
+    if (kill) probes_.writeHalfAndDie(row_.str());
+    probes_.write(row_.str());
   }
   const bool periodic = step % deck_.progressEvery == 0;
   const bool verbose = log::level() == log::Level::Verbose;
@@ -178,10 +242,12 @@ std::vector<Statistics> RunOutput::record(int step, double time, double dt,
 }
 
 void RunOutput::finish() {
+  csv_.close();
+  probes_.close();
   if (terminal_) std::printf("\n");
   std::printf("output            %s (%d VTK files, %d PNG%s%s), %.3f s\n",
               directory_.c_str(), written_, pngs_, deck_.csv ? ", series.csv" : "",
-              probes_.is_open() ? ", probes.csv" : "", secondsSince(start_));
+              probeCells_.empty() ? "" : ", probes.csv", secondsSince(start_));
 }
 
 }  // namespace kfvm::app

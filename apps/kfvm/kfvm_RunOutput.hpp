@@ -4,13 +4,14 @@
 #include "kfvm_Deck.hpp"
 #include "kfvm_Log.hpp"
 
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_Mesh.hpp>
 #include <kfvm_VtkWriter.hpp>
 
 #include <chrono>
-#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,20 +23,43 @@ struct Statistics {
   double minimum, maximum, integral;
 };
 
-/// Minimum, maximum and integral of a field (three reductions).
+/// Minimum, maximum and integral of a field (three reductions). The integral is not
+/// finite when a value is not (NaN or inf), which is what the run checks every step.
 Statistics statisticsOf(const CellField<DeckSpace>& phi, const Mesh<DeckSpace>& mesh);
+
+/// The first cell whose value is NaN or inf, and that value; cell -1 when every value
+/// is finite (one reduction).
+struct NonFinite {
+  Ordinal cell = -1;
+  double value = 0;
+};
+NonFinite firstNonFinite(const CellField<DeckSpace>& phi);
+
+/// Where a restarted run's output goes on from: the checkpoint's time, and the bytes its
+/// CSV files held then (-1: the file was not written).
+struct OutputResume {
+  double time = -1;
+  long long seriesBytes = -1, probesBytes = -1;
+};
+
+/// The CSV files' sizes once flushed and fsync'ed (RunOutput::sync), for a checkpoint.
+struct OutputSizes {
+  long long seriesBytes = -1, probesBytes = -1;
+};
 
 /// Everything a run writes: VTK files and their .pvd, series.csv, probes.csv, PNG
 /// snapshots, and the progress lines (kfvm_Log.hpp's levels: none when quiet; every
 /// progress_every steps, rewritten in place on a terminal; every step when verbose).
-/// Files are named by step, so that a restarted run writes the same names.
+/// Files are named by step, so that a restarted run writes the same names. Every write
+/// is checked (kfvm_DurableFile.hpp): a failure is a kfvm::Error naming the file.
 class RunOutput {
  public:
-  /// restartTime >= 0: a restarted run, which appends to the CSV files and keeps the
-  /// collection's entries up to that time.
+  /// resume.time >= 0: a restarted run, which cuts the CSV files to the sizes the
+  /// checkpoint recorded (starting one that is missing with its header, with a warning),
+  /// appends to them, and keeps the collection's entries up to that time.
   /// fields: one per variable of the deck, in its order.
   RunOutput(const Deck& deck, const std::string& directory, const Mesh<DeckSpace>& mesh,
-            const std::vector<CellField<DeckSpace>>& fields, double restartTime);
+            const std::vector<CellField<DeckSpace>>& fields, const OutputResume& resume);
 
   void writeVtk(int step, double time);
   /// A PNG snapshot per variable (2D field, or the middle z slice of a 3D one) when the
@@ -46,7 +70,10 @@ class RunOutput {
   /// Returns the statistics of every variable.
   std::vector<Statistics> record(int step, double time, double dt,
                                  const StepReport& report, int total);
-  /// The closing line: what was written where, and the wall time.
+  /// Writes the CSV files out and fsyncs them; their sizes, for a checkpoint.
+  OutputSizes sync();
+  /// Closes the CSV files (checked) and prints the closing line: what was written where,
+  /// and the wall time.
   void finish();
   /// True when progress is one line rewritten in place (a terminal, normal level).
   bool rewritesInPlace() const { return terminal_; }
@@ -59,9 +86,10 @@ class RunOutput {
   bool terminal_;
   VtkTimeSeries series_;
   std::chrono::steady_clock::time_point start_;
-  std::ofstream csv_, probes_;
+  AppendFile csv_, probes_;
+  std::ostringstream row_;  // one CSV row at a time
   std::vector<Ordinal> probeCells_;
-  int written_ = 0, pngs_ = 0;
+  int written_ = 0, pngs_ = 0, records_ = 0, killAtRecord_ = 0;
 };
 
 }  // namespace kfvm::app

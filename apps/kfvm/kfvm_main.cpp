@@ -6,6 +6,7 @@
 // CLI11 parses first, so `--help` and usage errors never start Kokkos; Kokkos' own
 // arguments (--kokkos-num-threads=4, --kokkos-device-id=1, ...) pass through to
 // Kokkos::initialize, which runs only when a subcommand runs.
+#include "kfvm_CommandContext.hpp"
 #include "kfvm_InfoCommand.hpp"
 #include "kfvm_ProblemCommands.hpp"
 
@@ -24,6 +25,10 @@ int main(int argc, char* argv[]) {
 
   CLI::App app{"kfvm: finite-volume PDE solver on Kokkos"};
   app.require_subcommand(1);
+  app.failure_message([](const CLI::App*, const CLI::Error& error) {
+    return std::string("kfvm error: ") + error.what() +
+           "\nRun with --help for more information.\n";
+  });
   kfvm::app::CommandContext context{argc, argv};
   kfvm::app::addInfoCommand(app, context);
   kfvm::app::addConvectionCommand(app, context);
@@ -35,12 +40,11 @@ int main(int argc, char* argv[]) {
   try {
     app.parse(int(ownArguments.size()), ownArguments.data());
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    const int status = app.exit(error);  // prints --help, or the usage error
+    return status == 0 ? kfvm::app::exitOk : kfvm::app::exitUsage;
   } catch (const std::exception& error) {
-    const char* text = error.what();
-    const bool prefixed = std::strncmp(text, "kfvm: ", 6) == 0;  // kfvm::Error's are
-    std::fprintf(stderr, "%s%s\n", prefixed ? "" : "kfvm: ", text);
-    return 1;
+    kfvm::app::printError(error);
+    return kfvm::app::exitError;
   }
   return context.exitCode;
 }

@@ -156,9 +156,14 @@ void readTime(TableReader& time, Deck& deck) {
           deck.steps > 0
               ? double(deck.steps - steps)
               : std::ceil((deck.end - schedule.time()) / schedule.dt() * (1 - 1e-12));
-      if (!std::isfinite(schedule.time() + left * schedule.dt()))
-        time.error(time.find("dt"), "dt", "dt = ", schedule.dt(), " over ", left,
-                   " more steps makes time overflow");
+      if (!std::isfinite(schedule.time() + left * schedule.dt())) {
+        if (deck.dtGrowth > 1)
+          time.error(time.find("dt_growth"), "dt_growth", "dt = ", deck.dt,
+                     " growing by ", deck.dtGrowth, " reaches ", schedule.dt(),
+                     " at step ", steps, " and time overflows: set dt_max");
+        time.error(time.find("dt"), "dt", "dt = ", deck.dt, " over ", left,
+                   " steps makes time overflow");
+      }
       steps += (long long)std::min(left, double(maxSteps) + 1);
       break;
     }

@@ -4,6 +4,7 @@
 
 #include <kfvm_SystemInfo.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -43,8 +44,9 @@ void evaluateCoefficient(const Deck& deck, const DeckCoefficient& coefficient,
         const double value = expression(x, y, z);
         if (!(value >= coefficient.low && value <= coefficient.high))
           deckError(deck, coefficient.at, "'", coefficient.expression, "' is ", value,
-                    " at cell ", c, " (x = ", x, ", y = ", y, ", z = ", z, "): ", "it ",
-                    rangeText(coefficient.low, coefficient.high));
+                    " at cell ", c, " (x = ", x, ", y = ", y, ", z = ", z, "): it ",
+                    std::isfinite(value) ? rangeText(coefficient.low, coefficient.high)
+                                         : std::string("must be a finite number"));
         if (values) (*values)[c] = value;
       }
 }

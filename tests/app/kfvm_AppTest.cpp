@@ -1,15 +1,20 @@
-// The `kfvm` command's own pieces, without Kokkos: deck expressions and PNG snapshots
-// (read back with stb_image).
+// The `kfvm` command's own pieces, without Kokkos: deck expressions, PNG snapshots
+// (read back with stb_image), and the checked writes, checksums and seals of
+// kfvm_DurableFile.hpp that every output and checkpoint goes through.
 #include "kfvm_Expression.hpp"
 #include "kfvm_PngWriter.hpp"
 
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
@@ -17,6 +22,34 @@
 
 namespace kfvm::app {
 namespace {
+
+/// The message of the kfvm::Error body() throws ("no error" when it throws none).
+template <class Body>
+std::string errorOf(const Body& body) {
+  try {
+    body();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string scratch(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("kfvm-app-test-" + name)).string();
+}
+
+/// Sets KFVM_TEST_FAIL_WRITES for the scope: checked writes to paths containing text
+/// fail as on a full disk.
+struct FailingWrites {
+  explicit FailingWrites(const std::string& text) {
+    setenv("KFVM_TEST_FAIL_WRITES", text.c_str(), 1);
+  }
+  ~FailingWrites() { unsetenv("KFVM_TEST_FAIL_WRITES"); }
+};
 
 TEST(Expression, PrecedenceFunctionsAndVariables) {
   EXPECT_DOUBLE_EQ(Expression("1 + 2 * 3 ^ 2")(0, 0, 0), 19);
@@ -43,6 +76,137 @@ TEST(Expression, ErrorsNameTheTextAndThePlace) {
   EXPECT_NE(message("foo(1)").find("unknown name 'foo'"), std::string::npos);
   EXPECT_NE(message("2 $ 3").find("unexpected '$' at character 3"), std::string::npos);
   EXPECT_NE(message("min(1)").find("'min' takes two arguments"), std::string::npos);
+}
+
+// The parser recursed once per parenthesis and unary minus: 20 000 parentheses or
+// 400 000 minus signs overflowed the stack (a segfault). Depth and length are limited.
+TEST(Expression, DepthAndLengthAreLimitedWithAClearError) {
+  const auto parse = [](const std::string& text) {
+    return errorOf([&] { Expression e(text); });
+  };
+  const std::string deep = std::string(20000, '(') + "1" + std::string(20000, ')');
+  EXPECT_TRUE(contains(parse(deep), "longer than 10000 characters")) << parse(deep);
+  const std::string parentheses = std::string(4000, '(') + "1" + std::string(4000, ')');
+  EXPECT_TRUE(contains(parse(parentheses), "nests deeper than 64 levels"));
+  EXPECT_TRUE(contains(parse(std::string(400000, '-') + "1"), "longer than"));
+  EXPECT_TRUE(contains(parse(std::string(100, '-') + "1"), "nests deeper than 64"));
+  std::string powers = "2";
+  for (int i = 0; i < 100; ++i) powers += "^1";
+  EXPECT_TRUE(contains(parse(powers), "too deep an evaluation stack")) << parse(powers);
+  // Within the limits: 60 levels of parentheses and minus signs evaluate.
+  EXPECT_DOUBLE_EQ(Expression(std::string(60, '(') + "x" + std::string(60, ')'))(2, 0, 0),
+                   2);
+  EXPECT_DOUBLE_EQ(Expression(std::string(60, '-') + "x")(2, 0, 0), 2);
+  // A long flat sum needs a stack of two.
+  std::string sum = "0";
+  for (int i = 0; i < 2000; ++i) sum += "+1";
+  EXPECT_DOUBLE_EQ(Expression(sum)(0, 0, 0), 2000);
+}
+
+TEST(Expression, KnowsWhetherItReadsTime) {
+  EXPECT_TRUE(Expression("exp(-t) * x")(1, 0, 0, 0) == 1);
+  EXPECT_TRUE(Expression("exp(-t) * x").usesTime());
+  EXPECT_FALSE(Expression("tanh(x) + pi").usesTime());
+}
+
+// XXH64 reference values (xxhsum -H64 of the same bytes), whole and fed in pieces.
+TEST(DurableFile, Hash64IsXxh64) {
+  EXPECT_EQ(hash64("", 0), 0xef46db3751d8e999ULL);
+  EXPECT_EQ(hash64("a", 1), 0xd24ec4f1a98c6e5bULL);
+  EXPECT_EQ(hash64("abc", 3), 0x44bc2cf5ad770999ULL);
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i) bytes += char((i * 7) % 251);
+  EXPECT_EQ(hash64(bytes.data(), 37), 0x478890c607390313ULL);
+  EXPECT_EQ(hash64(bytes.data(), bytes.size()), 0x023fd2ed1ff957d5ULL);
+  for (std::size_t piece : {1, 7, 31, 32, 33, 500}) {
+    Hash64 hash;
+    for (std::size_t at = 0; at < bytes.size(); at += piece)
+      hash.update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    EXPECT_EQ(hash.digest(), 0x023fd2ed1ff957d5ULL) << "pieces of " << piece;
+  }
+}
+
+// A failed write leaves the file that was there as it was, no temporary, and an error
+// naming the file and the reason.
+TEST(DurableFile, AFailedWriteKeepsThePreviousFile) {
+  const std::string path = scratch("atomic.txt");
+  writeFileAtomically(path, "first");
+  EXPECT_EQ(readFile(path), "first");
+  writeFileAtomically(path, "second");
+  EXPECT_EQ(readFile(path), "second");
+  {
+    const FailingWrites full("atomic.txt");
+    const std::string message = errorOf([&] { writeFileAtomically(path, "third"); });
+    EXPECT_TRUE(contains(message, "cannot write '" + path + ".tmp'")) << message;
+    EXPECT_TRUE(contains(message, "No space left on device")) << message;
+  }
+  EXPECT_EQ(readFile(path), "second");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_TRUE(contains(errorOf([] { writeFileAtomically("/no/such/folder/x", "x"); }),
+                       "cannot create '/no/such/folder/x.tmp'"));
+  EXPECT_TRUE(contains(errorOf([] { readFile("/no/such/file"); }), "/no/such/file"));
+}
+
+TEST(DurableFile, AppendFileWritesChecksAndCuts) {
+  const std::string path = scratch("append.csv");
+  {
+    AppendFile file;
+    file.open(path);
+    file.write("header\n");
+    file.write("row 1\n");
+    EXPECT_EQ(file.size(), 13);
+    file.sync();
+    file.write("row 2\n");
+    file.close();
+  }
+  EXPECT_EQ(readFile(path), "header\nrow 1\nrow 2\n");
+  {
+    AppendFile file;  // a restart from the checkpoint taken after row 1
+    file.open(path, 13);
+    file.write("row 2 again\n");
+    file.close();
+  }
+  EXPECT_EQ(readFile(path), "header\nrow 1\nrow 2 again\n");
+  AppendFile shorter;
+  EXPECT_TRUE(
+      contains(errorOf([&] { shorter.open(path, 1000); }), "fewer than the 1000"));
+  AppendFile failing;
+  failing.open(path);
+  failing.write("lost");
+  const FailingWrites full("append.csv");
+  const std::string message = errorOf([&] { failing.close(); });
+  EXPECT_TRUE(contains(message, "cannot write '" + path + "'")) << message;
+}
+
+// A sealed file: every byte after the seal is covered; a flipped byte, a cut file or a
+// file without a seal is refused before anything parses it.
+TEST(DurableFile, SealsRefuseDamagedTruncatedAndUnsealedFiles) {
+  const std::string path = scratch("sealed.bin");
+  std::string payload(sealBlockBytes, '\0');
+  for (int i = 0; i < 3000; ++i) payload += char(i % 256);
+  writeFileAtomically(path, payload);
+  sealFile(path);
+  EXPECT_NO_THROW(verifySealedFile(path));
+  const std::string sealed = readFile(path);
+  EXPECT_EQ(sealed.substr(0, 19), "KFVM-SEALED-FILE 1\n");
+  for (std::size_t at : {std::size_t(5), std::size_t(30), sealBlockBytes,
+                         sealBlockBytes + 1500, sealed.size() - 1}) {
+    std::string damaged = sealed;
+    damaged[at] = char(damaged[at] ^ 0x10);
+    writeFileAtomically(path, damaged);
+    const std::string message = errorOf([&] { verifySealedFile(path); });
+    EXPECT_TRUE(contains(message, "damaged") || contains(message, "not a sealed"))
+        << "byte " << at << ": " << message;
+  }
+  writeFileAtomically(path, sealed.substr(0, sealed.size() - 100));
+  EXPECT_TRUE(contains(errorOf([&] { verifySealedFile(path); }), "(truncated)"));
+  writeFileAtomically(path, payload);
+  EXPECT_TRUE(contains(errorOf([&] { verifySealedFile(path); }), "is not a sealed"));
+  writeFileAtomically(path, std::string(100, 'x'));
+  EXPECT_TRUE(contains(errorOf([&] { sealFile(path); }), "fewer than 512 bytes"));
+  writeFileAtomically(path, payload);
+  const FailingWrites full("sealed.bin");
+  EXPECT_TRUE(contains(errorOf([&] { sealFile(path); }), "No space left on device"));
 }
 
 // A 2D field rising along x: the left column has the minimum's colour, the right the
@@ -75,6 +239,13 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   EXPECT_THROW(writeFieldPng(path, CartesianGrid::uniform1D(4, 1.0), {1, 2, 3, 4}),
                Error);
   EXPECT_THROW(writeFieldPng("/no/such/folder/x.png", grid, values), Error);
+  // On a full disk the PNG is an error naming it, and the snapshot there is kept.
+  const auto before = readFile(path);
+  const FailingWrites full("snapshot.png");
+  const std::string message = errorOf([&] { writeFieldPng(path, grid, values); });
+  EXPECT_TRUE(contains(message, path + ".tmp") && contains(message, "No space left"))
+      << message;
+  EXPECT_EQ(readFile(path), before);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ParallelVtk.hpp>
 #include <kfvm_VtkWriter.hpp>
 
+#include <climits>
+#include <cstdio>
 #include <sstream>
 
 namespace kfvm {
@@ -58,10 +61,14 @@ void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
                       double time) {
   const Decomposition& decomposition = halo.decomposition();
   const GhostedBlock& layout = halo.layout();
+  const MPI_Comm comm = halo.communicator();
   const int rank = halo.rank();
   const auto block = decomposition.block(rank);
-  std::string failure;
-  try {
+  const std::string what = "parallel VTK '" + stem + "'";
+  const std::string piece = pieceName(stem, rank), temporary = piece + ".tmp";
+  std::vector<std::string> names;
+  // 1. Every rank writes its piece to a temporary (checked writes).
+  const std::string failure = Details::failureOf([&] {
     require(grid.cellCounts() == decomposition.cells(), "writeParallelVtk: the grid has ",
             grid.cells(0), " x ", grid.cells(1), " x ", grid.cells(2),
             " cells, the decomposition ", decomposition.cells()[0], " x ",
@@ -88,25 +95,57 @@ void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
         for (int j = 0; j < layout.owned[1]; ++j)
           for (int i = 0; i < layout.owned[0]; ++i)
             arrays.back().values.push_back(double(values(layout.index(i, j, k))));
+      names.push_back(field->name());
     }
-    writeFileAtomically(
-        pieceName(stem, rank),
-        Details::rectilinearPieceText(grid.cellCounts(), extent, vertices, arrays, time));
-    if (rank == 0) {
-      std::vector<std::string> names;
-      for (const auto& array : arrays) names.push_back(array.name);
-      writeFileAtomically(stem + ".pvtr",
-                          collectionText(stem, grid, decomposition, names));
+    try {
+      AppendFile file;
+      file.open(temporary);
+      file.write(Details::rectilinearPieceText(grid.cellCounts(), extent, vertices,
+                                               arrays, time));
+      file.close();
+    } catch (const Error&) {
+      std::remove(temporary.c_str());
+      throw;
     }
-  } catch (const Error& error) {
-    failure = error.what();
+  });
+  try {
+    Details::agreeOnFailure(comm, failure, what);
+  } catch (const Error&) {
+    std::remove(temporary.c_str());
+    throw;
   }
-  int ok = failure.empty() ? 1 : 0, allOk = 0;
-  MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, halo.communicator());
-  if (!failure.empty()) throw Error(failure.substr(6));  // without the "kfvm: " prefix
-  require(allOk == 1, "writeParallelVtk: another rank failed to write its piece of '",
-          stem, "'");
+  // 2. Every piece replaces the old one (fsync, rename, folder fsync); 3. then the
+  // collection, which lists them.
+  Details::agreeOnFailure(comm, Details::failureOf([&] { commitFile(temporary, piece); }),
+                          what);
+  Details::agreeOnFailure(comm, Details::failureOf([&] {
+                            if (rank == 0)
+                              writeFileAtomically(
+                                  stem + ".pvtr",
+                                  collectionText(stem, grid, decomposition, names));
+                          }),
+                          what);
 }
+
+namespace Details {
+
+void agreeOnFailure(MPI_Comm comm, const std::string& failure, const std::string& what) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int mine = failure.empty() ? INT_MAX : rank, first = INT_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == INT_MAX) return;
+  int size = int(failure.size());
+  MPI_Bcast(&size, 1, MPI_INT, first, comm);
+  std::string reason = rank == first ? failure : std::string(std::size_t(size), ' ');
+  MPI_Bcast(reason.data(), size, MPI_CHAR, first, comm);
+  if (!failure.empty()) throw Error(failure);
+  const std::string prefix = what + ": ";  // not twice
+  if (reason.compare(0, prefix.size(), prefix) == 0) reason.erase(0, prefix.size());
+  fail(what, ": another rank (", first, ") failed: ", reason);
+}
+
+}  // namespace Details
 
 #define KFVM_INSTANTIATE_PARALLEL_VTK(Space)                                \
   template void writeParallelVtk<Space>(                                    \

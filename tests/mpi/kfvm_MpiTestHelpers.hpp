@@ -1,7 +1,13 @@
 #ifndef KFVM_MPI_TEST_HELPERS_HPP
 #define KFVM_MPI_TEST_HELPERS_HPP
 
+#include <kfvm_Error.hpp>
+
+#include <gtest/gtest.h>
 #include <mpi.h>
+
+#include <string>
+#include <vector>
 
 namespace kfvm::Test {
 
@@ -15,6 +21,21 @@ inline int worldRank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
+}
+
+/// f() throws kfvm::Error on this rank, and its message holds every one of words.
+template <class F>
+void expectRefused(F&& f, const std::vector<std::string>& words) {
+  try {
+    f();
+    ADD_FAILURE() << "no error on rank " << worldRank() << "; expected one with '"
+                  << words.front() << "'";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    for (const auto& word : words)
+      EXPECT_NE(message.find(word), std::string::npos)
+          << "rank " << worldRank() << ": '" << word << "' is not in: " << message;
+  }
 }
 
 }  // namespace kfvm::Test

@@ -1,5 +1,6 @@
 // Parallel VTK output at 1, 2 and 4 ranks: rank 0 reads the .pvtr and every piece back
-// and finds each global cell's value exactly once, at the place its extent says.
+// and finds each global cell's value exactly once, at the place its extent says. A
+// failed write on one rank is an error on every rank, and leaves the files as they were.
 #include "../kfvm_TestSpace.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
@@ -8,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -99,6 +102,51 @@ TEST(ParallelVtk, AnUnwritablePathIsAnErrorOnEveryRank) {
       writeParallelVtk<Space>("no-such-folder/x/phi",
                               CartesianGrid::uniform2D(6, 4, 1, 1), halo, {&phi}, 0),
       Error);
+}
+
+// The last rank's piece cannot be written (a full disk, through the test hook): every
+// rank throws, the failing rank naming its piece, and no file of the output changes
+// (no piece of the new time next to pieces of the old one), nor is a temporary left.
+TEST(ParallelVtk, AFailedPieceIsAnErrorOnEveryRankAndChangesNothing) {
+  const std::array<int, 3> cells{6, 4, 3};
+  const auto grid = CartesianGrid::uniform3D(cells[0], cells[1], cells[2], 1, 1, 1);
+  HaloExchange<Space> halo(Decomposition::balanced(3, cells, worldSize()),
+                           MPI_COMM_WORLD);
+  Mesh<Space> local(CartesianGrid::uniform3D(halo.layout().extent[0],
+                                             halo.layout().extent[1],
+                                             halo.layout().extent[2], 1, 1, 1));
+  const std::string folder = "parallel-vtk-failed-" + std::to_string(worldSize());
+  if (worldRank() == 0) std::filesystem::create_directories(folder);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CellField<Space> phi(local, "phi");
+  phi.fromHost(std::vector<double>(std::size_t(halo.layout().size()), 1.0));
+  writeParallelVtk<Space>(folder + "/phi", grid, halo, {&phi}, 0.25);
+  const auto contents = [&] {
+    std::map<std::string, std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+      files[entry.path().filename().string()] = readText(entry.path().string());
+    return files;
+  };
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto before = contents();
+  EXPECT_EQ(before.size(), std::size_t(worldSize() + 1));
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  phi.fromHost(std::vector<double>(std::size_t(halo.layout().size()), 2.0));
+  const std::string failing = "phi_" + std::to_string(worldSize() - 1) + ".vtr";
+  ASSERT_EQ(setenv("KFVM_TEST_FAIL_WRITES", failing.c_str(), 1), 0);
+  expectRefused(
+      [&] { writeParallelVtk<Space>(folder + "/phi", grid, halo, {&phi}, 0.5); },
+      {failing, worldRank() == worldSize() - 1 ? "No space" : "another rank"});
+  unsetenv("KFVM_TEST_FAIL_WRITES");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(contents() == before)
+      << "a file of the output changed, or a temporary is left";
+  MPI_Barrier(MPI_COMM_WORLD);
+  // And the next write goes through.
+  writeParallelVtk<Space>(folder + "/phi", grid, halo, {&phi}, 0.5);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_NE(contents().at(failing), before.at(failing));
 }
 
 }  // namespace

@@ -20,9 +20,18 @@ struct DistributedCheckpointInfo {
 /// HDF5 file with parallel HDF5, collectively over the halo's communicator. There is one
 /// double-precision dataset per field, named after it and shaped like the global grid
 /// (nz, ny, nx). Each rank writes its block as a hyperslab, so the file does not depend
-/// on the number of ranks. Attributes: step, time, cells. The file is written under
-/// path + ".tmp" and renamed by rank 0 once every rank has written. Throws kfvm::Error
-/// naming the file when HDF5 fails.
+/// on the number of ranks. Attributes: format ("kfvm distributed checkpoint 1"), step,
+/// time, cells (the decomposition's; info.cells is not used).
+///
+/// Nothing lost, nothing silently wrong: the file is made under path + ".tmp" with the
+/// seal's user block (kfvm_DurableFile.hpp); every HDF5 call is checked, closes
+/// included, and agreed on by every rank. Once it is closed, rank 0 seals it, every rank
+/// reads its blocks back and compares them bit for bit, and rank 0 commits it (fsync,
+/// rename over path, fsync of the folder). When anything fails on any rank (a bad step
+/// or time, a field not on the block, a full disk), every rank throws kfvm::Error
+/// naming the file (the failing rank its own reason, the others "another rank (r)
+/// failed: " and that reason), the temporary is removed and a checkpoint already at path
+/// is left as it was.
 template <class ExecSpace>
 void writeDistributedCheckpoint(const std::string& path,
                                 const HaloExchange<ExecSpace>& halo,
@@ -30,8 +39,11 @@ void writeDistributedCheckpoint(const std::string& path,
                                 const DistributedCheckpointInfo& info);
 
 /// Reads such a file on any number of ranks and any decomposition of the same grid:
-/// each rank reads its block into the owned cells, then the ghosts are exchanged.
-/// Throws kfvm::Error naming the file, a missing dataset, or a grid that differs.
+/// each rank reads its block into the owned cells, then the ghosts are exchanged. Rank 0
+/// first checks the seal (length and XXH64, before HDF5 reads anything); then the
+/// format, step (>= 0), time (finite, >= 0), cells (positive, the decomposition's) and
+/// each dataset's shape. Every rank throws kfvm::Error naming the file and what is wrong
+/// (damaged, truncated, not sealed, a missing dataset, a grid that differs...).
 template <class ExecSpace>
 DistributedCheckpointInfo readDistributedCheckpoint(
     const std::string& path, HaloExchange<ExecSpace>& halo,

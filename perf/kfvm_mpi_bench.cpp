@@ -8,13 +8,17 @@
 //
 // Prints, on rank 0: ranks, process grid, cells, the median step time, solver
 // iterations, and kfvm's halo-exchange time per step (fenced: packing, messages,
-// unpacking), apart from the rest; --json appends the same as one JSON object per line.
+// unpacking), apart from the rest; --json appends the same as one JSON object per line
+// (every write checked: a file that cannot be written is an error naming it, found
+// before the run). A preconditioner the native solvers do not have is an error.
 // A Trilinos solver makes its own exchanges (Tpetra imports), inside the step time.
 #include "kfvm_exchange_plan.hpp"
 
 #include <kfvm_Config.hpp>
 #include <kfvm_DistributedSystem.hpp>
+#include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_ParallelVtk.hpp>  // Details::agreeOnFailure
 #ifdef KFVM_HAVE_TRILINOS
 #include <kfvm_TrilinosSolver.hpp>
 #endif
@@ -27,7 +31,8 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
+#include <sstream>
 #include <vector>
 
 #ifndef KFVM_GIT_REVISION
@@ -52,6 +57,27 @@ struct SolverChoice {
   std::string name = "cg", preconditioner;
   bool matrixFree = false;  // native solvers: products by the stencil
 };
+
+/// The native solvers are Jacobi-preconditioned, and know no other preconditioner.
+void checkPreconditioner(SolverChoice& solver) {
+  if (solver.name != "cg" && solver.name != "bicgstab") return;
+  kfvm::require(solver.preconditioner.empty() || solver.preconditioner == "jacobi",
+                "unknown preconditioner '", solver.preconditioner,
+                "' for the native solver '", solver.name,
+                "': known: jacobi (the default; others are Trilinos', with a Trilinos "
+                "solver such as belos:cg)");
+  solver.preconditioner
+      .clear();  // runs of "cg" with or without "--preconditioner jacobi"
+}
+
+/// --json's file with line added, replaced whole (kfvm::writeFileAtomically: every
+/// write checked, nothing changed when one fails). An empty line: a check, before the
+/// run, that the file can be written.
+void appendRun(const std::string& path, const std::string& line) {
+  std::error_code error;
+  const bool there = std::filesystem::exists(path, error);
+  kfvm::writeFileAtomically(path, (there ? kfvm::readFile(path) : std::string()) + line);
+}
 
 Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomposition,
               int steps, const SolverChoice& solver) {
@@ -206,6 +232,13 @@ int main(int argc, char* argv[]) {
   int status = 0;
   Kokkos::initialize(argc, argv);
   try {
+    // Refused on every rank before the run: a preconditioner the native solvers do not
+    // have, a --json file that cannot be written.
+    kfvm::Details::agreeOnFailure(MPI_COMM_WORLD, kfvm::Details::failureOf([&] {
+                                    checkPreconditioner(solver);
+                                    if (rank == 0 && !json.empty()) appendRun(json, "");
+                                  }),
+                                  "before the run");
     const auto grid = kfvm::CartesianGrid::uniform3D(cells[0], cells[1], cells[2], 1.0,
                                                      double(cells[1]) / cells[0],
                                                      double(cells[2]) / cells[0]);
@@ -231,20 +264,23 @@ int main(int argc, char* argv[]) {
           cells[2], run.stepSeconds * 1e3, run.iterations, run.haloSeconds * 1e3,
           100 * run.haloSeconds / run.stepSeconds, run.exchanges, run.faceBytes / 1e6,
           run.direct ? "direct" : "staged through host memory");
-      if (!json.empty())
-        std::ofstream(json, std::ios::app)
-            << "{\"revision\": \"" << KFVM_GIT_REVISION << "\", \"backend\": \""
-            << Space::name() << "\", \"solver\": \"" << solver.name
-            << (solver.preconditioner.empty() ? "" : "+" + solver.preconditioner)
-            << (solver.matrixFree ? " matrix-free" : "") << "\", \"ranks\": " << ranks
-            << ", \"grid\": [" << p[0] << ", " << p[1] << ", " << p[2]
-            << "], \"cells\": [" << cells[0] << ", " << cells[1] << ", " << cells[2]
-            << "], \"step_seconds\": " << run.stepSeconds
-            << ", \"halo_seconds\": " << run.haloSeconds
-            << ", \"iterations\": " << run.iterations
-            << ", \"exchanges\": " << run.exchanges
-            << ", \"face_bytes\": " << run.faceBytes << ", \"messages\": " << run.messages
-            << ", \"direct\": " << (run.direct ? "true" : "false") << "}\n";
+      if (!json.empty()) {
+        std::ostringstream line;
+        line << "{\"revision\": \"" << KFVM_GIT_REVISION << "\", \"backend\": \""
+             << Space::name() << "\", \"solver\": \"" << solver.name
+             << (solver.preconditioner.empty() ? "" : "+" + solver.preconditioner)
+             << (solver.matrixFree ? " matrix-free" : "") << "\", \"ranks\": " << ranks
+             << ", \"grid\": [" << p[0] << ", " << p[1] << ", " << p[2]
+             << "], \"cells\": [" << cells[0] << ", " << cells[1] << ", " << cells[2]
+             << "], \"step_seconds\": " << run.stepSeconds
+             << ", \"halo_seconds\": " << run.haloSeconds
+             << ", \"iterations\": " << run.iterations
+             << ", \"exchanges\": " << run.exchanges
+             << ", \"face_bytes\": " << run.faceBytes
+             << ", \"messages\": " << run.messages
+             << ", \"direct\": " << (run.direct ? "true" : "false") << "}\n";
+        appendRun(json, line.str());
+      }
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kfvm-mpi-bench: rank %d: %s\n", rank, error.what());

@@ -208,8 +208,9 @@ void AppendFile::write(std::string_view text) {
 
 void AppendFile::flush() {
   if (fd_ < 0 || buffer_.empty()) return;
-  writeAll(fd_, buffer_.data(), buffer_.size(), path_);
-  buffer_.clear();
+  std::string pending;  // out of the buffer first: a failed write is not tried again
+  pending.swap(buffer_);
+  writeAll(fd_, pending.data(), pending.size(), path_);
 }
 
 void AppendFile::sync() {

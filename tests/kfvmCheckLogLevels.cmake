@@ -54,7 +54,7 @@ file(WRITE "${WORK}/failing.toml" "${text}")
 execute_process(COMMAND "${KFVM_COMMAND}" run "${WORK}/failing.toml"
                         --output "${WORK}/failing"
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT status EQUAL 2 OR NOT err MATCHES "kfvm error: kfvm run: step 1 failed: ")
+if(NOT status EQUAL 2 OR NOT err MATCHES "kfvm error: kfvm run: step 1 \\(t = [^)]+\\) failed: ")
   message(FATAL_ERROR "a run whose solver cannot converge: exit status ${status} "
                       "(expected 2):\n${out}${err}")
 endif()

@@ -1,8 +1,10 @@
 # Checkpoint and restart (kfvm run, [output] checkpoint_every): a run killed while
-# writing its second checkpoint leaves the first one readable, and the run restarted from
-# it ends with exactly the same final field as an uninterrupted run (the final VTK files,
-# 17 significant digits, are byte for byte the same; so is the last line of series.csv).
-# Needs -DKFVM_COMMAND=<kfvm> -DDECK=<deck with checkpoint_every> -DWORK=<scratch folder>.
+# writing its second checkpoint, and one killed in the middle of a CSV row after it,
+# restarted from the last whole checkpoint, end byte for byte as an uninterrupted run:
+# every VTK file, the .pvd collection, series.csv and probes.csv (a restart cuts the CSV
+# files to the sizes the checkpoint recorded, so no row is doubled or glued).
+# Needs -DKFVM_COMMAND=<kfvm> -DDECK=<deck with checkpoint_every> -DWORK=<scratch folder>
+# -DCSV_KILL_ROW=<a row after the first checkpoint and before the second>.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
@@ -17,35 +19,47 @@ function(kfvm_run expected_status)
 endfunction()
 
 kfvm_run(0 "${KFVM_COMMAND}" run -q "${DECK}" --output "${WORK}/whole")
-kfvm_run(137 ${CMAKE_COMMAND} -E env KFVM_KILL_DURING_CHECKPOINT=2
-         "${KFVM_COMMAND}" run -q "${DECK}" --output "${WORK}/killed")
-foreach(file checkpoint.h5 checkpoint.h5.tmp)
-  if(NOT EXISTS "${WORK}/killed/${file}")
-    message(FATAL_ERROR "the killed run left no ${file}")
-  endif()
-endforeach()
-kfvm_run(1 "${KFVM_COMMAND}" run -q "${DECK}" --output "${WORK}/bad"
-         --restart "${WORK}/killed/checkpoint.h5.tmp")
-kfvm_run(0 "${KFVM_COMMAND}" run "${DECK}" --output "${WORK}/killed"
-         --restart "${WORK}/killed/checkpoint.h5")
-if(NOT run_output MATCHES "restart +from .*checkpoint.h5: step ")
-  message(FATAL_ERROR "the restart did not say where it started:\n${run_output}")
+file(GLOB whole_files RELATIVE "${WORK}/whole" "${WORK}/whole/*.vtr" "${WORK}/whole/*.pvd"
+     "${WORK}/whole/*.csv")
+list(LENGTH whole_files count)
+if(count LESS 3)
+  message(FATAL_ERROR "the whole run wrote only ${whole_files}")
 endif()
 
-file(GLOB whole_files "${WORK}/whole/*.vtr")
-list(SORT whole_files)
-list(GET whole_files -1 last)
-get_filename_component(name "${last}" NAME)
-file(READ "${WORK}/whole/${name}" whole)
-file(READ "${WORK}/killed/${name}" restarted)
-if(NOT whole STREQUAL restarted)
-  message(FATAL_ERROR "${name} differs between the whole run and the restarted one")
-endif()
-file(STRINGS "${WORK}/whole/series.csv" whole_lines)
-file(STRINGS "${WORK}/killed/series.csv" restarted_lines)
-list(GET whole_lines -1 whole_last)
-list(GET restarted_lines -1 restarted_last)
-if(NOT whole_last STREQUAL restarted_last)
-  message(FATAL_ERROR "series.csv ends differently:\n${whole_last}\n${restarted_last}")
-endif()
-message(STATUS "${name} and the last series.csv line are identical after kill + restart")
+foreach(kill KFVM_KILL_DURING_CHECKPOINT=2 KFVM_KILL_DURING_CSV=${CSV_KILL_ROW})
+  string(REGEX REPLACE "=.*" "" what "${kill}")
+  set(killed "${WORK}/${what}")
+  kfvm_run(137 ${CMAKE_COMMAND} -E env ${kill} "${KFVM_COMMAND}" run -q "${DECK}"
+           --output "${killed}")
+  if(NOT EXISTS "${killed}/checkpoint.h5")
+    message(FATAL_ERROR "${kill}: the killed run left no checkpoint.h5")
+  endif()
+  if(what STREQUAL "KFVM_KILL_DURING_CHECKPOINT")
+    if(NOT EXISTS "${killed}/checkpoint.h5.tmp")
+      message(FATAL_ERROR "${kill}: the killed run left no checkpoint.h5.tmp")
+    endif()
+    # The half-written temporary is no checkpoint: a restart from it is refused.
+    kfvm_run(1 "${KFVM_COMMAND}" run -q "${DECK}" --output "${WORK}/bad"
+             --restart "${killed}/checkpoint.h5.tmp")
+    if(NOT run_output MATCHES "kfvm error: .*checkpoint.h5.tmp' is not a sealed")
+      message(FATAL_ERROR "the restart from a half-written file said:\n${run_output}")
+    endif()
+  endif()
+  kfvm_run(0 "${KFVM_COMMAND}" run "${DECK}" --output "${killed}"
+           --restart "${killed}/checkpoint.h5")
+  if(NOT run_output MATCHES "restart +from .*checkpoint.h5: step ")
+    message(FATAL_ERROR "${kill}: the restart did not say where it started:\n${run_output}")
+  endif()
+  foreach(name IN LISTS whole_files)
+    file(READ "${WORK}/whole/${name}" whole)
+    if(NOT EXISTS "${killed}/${name}")
+      message(FATAL_ERROR "${kill}: the restarted run has no ${name}")
+    endif()
+    file(READ "${killed}/${name}" restarted)
+    if(NOT whole STREQUAL restarted)
+      message(FATAL_ERROR "${kill}: ${name} differs between the whole run and the "
+                          "restarted one:\n--- whole\n${whole}\n--- restarted\n${restarted}")
+    endif()
+  endforeach()
+  message(STATUS "${kill}: ${count} files identical after kill + restart: ${whole_files}")
+endforeach()

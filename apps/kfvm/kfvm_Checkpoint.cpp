@@ -127,7 +127,7 @@ void writeHdf5(const std::string& temporary, const CheckpointState& state, bool 
     }
     require(H5Dwrite(data.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                      values.data()) >= 0,
-            "checkpoint '", temporary, "': cannot write ", name);
+            "checkpoint '", temporary, "': cannot write ", name, Details::hdf5Reason());
     data.close("checkpoint '", temporary, "': cannot write ", name,
                " (closing it failed)");
     space.close("checkpoint '", temporary, "': cannot close the space of ", name);
@@ -166,7 +166,10 @@ void writeCheckpoint(const std::string& path, const CheckpointState& state) {
             "' does not read back as written");
   } catch (const Error& error) {
     std::remove(temporary.c_str());
-    fail(error.message(), "; the previous checkpoint '", path, "' is kept as it was");
+    std::FILE* previous = std::fopen(path.c_str(), "rb");
+    if (previous) std::fclose(previous);
+    if (previous) fail(error.message(), "; the previous checkpoint '", path, "' is kept");
+    fail(error.message(), "; no checkpoint was written");
   }
   commitFile(temporary, path);
 }

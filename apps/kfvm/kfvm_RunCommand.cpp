@@ -138,24 +138,30 @@ CheckpointState restartFrom(const std::string& path, const Deck& deck,
 }
 
 /// A step's failure: the variable that became NaN or inf if one did, else the solver's
-/// reason.
+/// reason with the range of every variable (a diverging run shows there).
 int stepFailed(const Deck& deck, const std::vector<CellField<Space>>& fields,
-               const std::vector<std::array<double, 3>>& centres, int step, double time,
-               const std::string& reason, bool newLine) {
+               const Mesh<Space>& mesh, const std::vector<std::array<double, 3>>& centres,
+               int step, double time, const std::string& reason, bool newLine) {
   if (newLine) std::printf("\n");
+  std::string ranges;
   for (std::size_t v = 0; v < fields.size(); ++v) {
     const NonFinite bad = firstNonFinite(fields[v]);
-    if (bad.cell < 0) continue;
-    const auto& p = centres[std::size_t(bad.cell)];
-    log::error(
-        "kfvm run: %s became %s at step %d (t = %.10g), first at cell %d (x = %g, "
-        "y = %g, z = %g)%s%s",
-        deck.variables[v].name.c_str(), std::isnan(bad.value) ? "NaN" : "inf", step, time,
-        int(bad.cell), p[0], p[1], p[2],
-        reason.empty() ? "" : "; the solver said: ", reason.c_str());
-    return exitSolveFailed;
+    if (bad.cell >= 0) {
+      const auto& p = centres[std::size_t(bad.cell)];
+      log::error(
+          "kfvm run: %s became %s at step %d (t = %.10g), first at cell %d (x = "
+          "%g, y = %g, z = %g)%s%s",
+          deck.variables[v].name.c_str(), std::isnan(bad.value) ? "NaN" : "inf", step,
+          time, int(bad.cell), p[0], p[1], p[2],
+          reason.empty() ? "" : "; the solver said: ", reason.c_str());
+      return exitSolveFailed;
+    }
+    const Statistics s = statisticsOf(fields[v], mesh);
+    ranges += Details::concatenate(v ? ", " : "; ", deck.variables[v].name, " in [",
+                                   s.minimum, ", ", s.maximum, "]");
   }
-  log::error("kfvm run: step %d failed: %s", step, reason.c_str());
+  log::error("kfvm run: step %d (t = %.10g) failed: %s%s", step, time, reason.c_str(),
+             ranges.c_str());
   return exitSolveFailed;
 }
 
@@ -202,12 +208,12 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   if (deck.steady) {
     const auto report = problem->solveSteady();
     if (!report.converged)
-      return stepFailed(deck, fields, centres, 0, 0, "steady solve: " + report.reason,
-                        false);
+      return stepFailed(deck, fields, mesh, centres, 0, 0,
+                        "steady solve: " + report.reason, false);
     const auto statistics = output.record(0, 0, 0, report, 1);
     for (const auto& s : statistics)
       if (!std::isfinite(s.integral))
-        return stepFailed(deck, fields, centres, 0, 0, "", false);
+        return stepFailed(deck, fields, mesh, centres, 0, 0, "", false);
     integral = statistics[std::size_t(deck.checkVariable)].integral;
   } else {
     const auto scheme = timeSchemeFromName(deck.timeScheme);
@@ -219,14 +225,14 @@ int runDeck(const Deck& deck, const RunOptions& options) {
       const double thisDt = schedule.stepDt();
       const auto report = problem->step(thisDt, scheme);
       if (!report.converged)
-        return stepFailed(deck, fields, centres, step, schedule.time() + thisDt,
+        return stepFailed(deck, fields, mesh, centres, step, schedule.time() + thisDt,
                           report.reason, output.rewritesInPlace());
       schedule.advance();
       const auto statistics =
           output.record(step, schedule.time(), thisDt, report, deck.steps);
       for (const auto& s : statistics)
         if (!std::isfinite(s.integral))
-          return stepFailed(deck, fields, centres, step, schedule.time(), "",
+          return stepFailed(deck, fields, mesh, centres, step, schedule.time(), "",
                             output.rewritesInPlace());
       integral = statistics[std::size_t(deck.checkVariable)].integral;
       if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0)

@@ -8,9 +8,28 @@
 
 #include <hdf5.h>
 
+#include <string>
 #include <utility>
 
 namespace kfvm::Details {
+
+/// What HDF5's error stack says failed at the bottom (the system's reason, such as "No
+/// space left on device", when a write failed), as " (HDF5: ...)"; empty when it says
+/// nothing. Read it at once: the next HDF5 call clears the stack.
+inline std::string hdf5Reason() {
+  std::string reason;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* entry, void* data) -> herr_t {
+        if (n != 0 || !entry->desc) return 0;
+        auto& text = *static_cast<std::string*>(data);
+        for (const char* c = entry->desc; *c; ++c)
+          if (*c != '\n') text += *c;  // HDF5's time stamp ends in a new line
+        return 0;
+      },
+      &reason);
+  return reason.empty() ? reason : " (HDF5: " + reason + ")";
+}
 
 /// Closes an HDF5 handle with its own close function. close() is the checked close of
 /// the paths that succeed (HDF5 writes buffered data when a dataset or file is closed,
@@ -32,7 +51,8 @@ class Hdf5Handle {
   void close(Parts&&... parts) {
     const hid_t id = id_;
     id_ = -1;
-    require(id >= 0 && close_(id) >= 0, std::forward<Parts>(parts)...);
+    if (id >= 0 && close_(id) >= 0) return;
+    fail(std::forward<Parts>(parts)..., hdf5Reason());
   }
 
  private:

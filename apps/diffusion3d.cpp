@@ -88,7 +88,7 @@ int run(const Options& options) {
                   report.converged ? "converged" : "NOT CONVERGED");
     }
     if (!report.converged) {
-      std::fprintf(stderr, "kfvm-diffusion3d: step %d failed: %s\n", step,
+      std::fprintf(stderr, "kfvm error: kfvm-diffusion3d: step %d failed: %s\n", step,
                    report.reason.c_str());
       return 2;
     }
@@ -163,13 +163,23 @@ int main(int argc, char* argv[]) {
   app.add_option("--tol", options.tolerance, "relative residual tolerance");
   app.add_option("--max-iterations", options.maxIterations, "solver iteration limit");
   app.add_option("--every", options.every, "print progress every N steps");
-  CLI11_PARSE(app, argc, argv);
+  app.failure_message([](const CLI::App*, const CLI::Error& error) {
+    return std::string("kfvm error: ") + error.what() +
+           "\nRun with --help for more information.\n";
+  });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 64;  // --help, or a usage error (README)
+  }
 
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     return kfvm_diffusion3d::run(options);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "kfvm-diffusion3d: %s\n", error.what());
+    const auto* own = dynamic_cast<const kfvm::Error*>(&error);
+    std::fprintf(stderr, "kfvm error: kfvm-diffusion3d: %s\n",
+                 own ? own->message().c_str() : error.what());
     return 1;
   }
 }

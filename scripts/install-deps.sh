@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ make
           libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
           libcli11-dev libgtest-dev googletest libtomlplusplus-dev libstb-dev
-          libspdlog-dev)
+          libspdlog-dev python3)
 if [ "${KFVM_WITHOUT_TRILINOS:-0}" != 1 ]; then
   # find_package(Trilinos) needs the whole set; its link line needs (PT-)Scotch; OpenMPI.
   packages+=(trilinos-all-dev libptscotch-dev libscotch-dev libopenmpi-dev openmpi-bin)

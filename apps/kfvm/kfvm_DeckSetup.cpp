@@ -63,7 +63,7 @@ CellField<DeckSpace> fieldOf(const Deck& deck, const DeckCoefficient& coefficien
 
 }  // namespace
 
-void validateDeck(const Deck& deck) {
+std::string validateDeck(const Deck& deck) {
   const CartesianGrid grid = [&] {
     try {
       return gridOf(deck);
@@ -71,6 +71,7 @@ void validateDeck(const Deck& deck) {
       deckError(deck, deck.cellsAt, error.message());
     }
   }();
+  const std::string memory = reportMemory(deck, true);
   for (const DeckCoefficient* c :
        {&deck.rho, &deck.diffusion, &deck.implicitSource, &deck.source})
     if (c->isExpression()) evaluateCoefficient(deck, *c, grid, nullptr);
@@ -86,6 +87,7 @@ void validateDeck(const Deck& deck) {
   } catch (const Error& error) {
     deckError(deck, deck.solverAt, error.message());
   }
+  return memory;
 }
 
 CartesianGrid gridOf(const Deck& deck) {

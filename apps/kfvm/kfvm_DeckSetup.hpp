@@ -24,10 +24,11 @@ CartesianGrid gridOf(const Deck& deck);
 std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid);
 
 /// Every check `kfvm run` makes before its first step that needs no mesh on the device,
-/// as `kfvm check` runs them too: the grid, every expression coefficient at every cell
-/// centre (finite and in its key's range), the boundary conditions, the solver and its
-/// preconditioner. Each refusal names the deck's file, line and key.
-void validateDeck(const Deck& deck);
+/// as `kfvm check` runs them too: the grid, the memory the run needs (reportMemory),
+/// every expression coefficient at every cell centre (finite and in its key's range),
+/// the boundary conditions, the solver and its preconditioner. Each refusal names the
+/// deck's file, line and key. Returns reportMemory's line.
+std::string validateDeck(const Deck& deck);
 
 /// A variable's initial condition at the cell centres.
 std::vector<double> initialValues(const InitialCondition& condition, int dimension,

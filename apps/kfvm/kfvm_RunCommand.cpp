@@ -173,8 +173,7 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   log::info("kfvm run %s: %dD, %lld cells, %d variable%s, backend %s", deck.path.c_str(),
             deck.dimension, deck.numCells(), deck.numVariables(),
             deck.numVariables() > 1 ? "s (coupled)" : "", Space::name());
-  validateDeck(deck);
-  log::info("%s", reportMemory(deck, true).c_str());
+  log::info("%s", validateDeck(deck).c_str());
   log::debug("solver            %s, preconditioner %s; sweeps at most %d to %g",
              deck.solver.c_str(),
              deck.solverParameters.getString("preconditioner", "jacobi").c_str(),
@@ -262,7 +261,7 @@ int runDeck(const Deck& deck, const RunOptions& options) {
 }
 
 int checkDeck(const Deck& deck) {
-  validateDeck(deck);
+  const std::string memory = validateDeck(deck);
   std::printf("%s: ok\n  mesh %dD, %lld cells; variables %s%s; %s; solver %s; %s\n",
               deck.path.c_str(), deck.dimension, deck.numCells(), deck.runName().c_str(),
               deck.isCoupled() ? " (coupled)" : "",
@@ -271,7 +270,7 @@ int checkDeck(const Deck& deck) {
               !deck.hasCheck       ? "no check"
               : deck.exact.empty() ? "integral checked"
                                    : "checked against an exact solution");
-  std::printf("%s\n", reportMemory(deck, false).c_str());
+  std::printf("%s\n", memory.c_str());
   return 0;
 }
 

@@ -143,7 +143,7 @@ void writeFileAtomically(const std::string& path, std::string_view bytes) {
   try {
     Descriptor file{
         ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-    if (file.fd < 0) fail("cannot create '", temporary, "': ", reason(errno));
+    if (file.fd < 0) fail("cannot open '", temporary, "' for writing: ", reason(errno));
     writeAll(file.fd, bytes.data(), bytes.size(), temporary);
     closeFd(file.release(), temporary);
   } catch (const Error&) {

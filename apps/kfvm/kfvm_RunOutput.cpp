@@ -61,7 +61,10 @@ std::string stepFile(const std::string& stem, int step, const char* extension) {
 /// Opens a CSV file: new (header first), or a restart's, cut to the checkpoint's size.
 void openCsv(AppendFile& file, const std::string& path, long long keepBytes, bool resumed,
              const std::string& header) {
-  if (resumed && keepBytes >= 0 && std::filesystem::exists(path)) {
+  std::error_code error;
+  const bool present = std::filesystem::exists(path, error);
+  require(!error, "cannot look at '", path, "': ", error.message());
+  if (resumed && keepBytes >= 0 && present) {
     file.open(path, keepBytes);
     return;
   }

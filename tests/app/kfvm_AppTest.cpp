@@ -143,7 +143,7 @@ TEST(DurableFile, AFailedWriteKeepsThePreviousFile) {
   EXPECT_EQ(readFile(path), "second");
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   EXPECT_TRUE(contains(errorOf([] { writeFileAtomically("/no/such/folder/x", "x"); }),
-                       "cannot create '/no/such/folder/x.tmp'"));
+                       "cannot open '/no/such/folder/x.tmp' for writing"));
   EXPECT_TRUE(contains(errorOf([] { readFile("/no/such/file"); }), "/no/such/file"));
 }
 

@@ -23,6 +23,10 @@ SolverReport finishReport(const std::string& solver, int iterations,
   report.converged = std::isfinite(residual) && residual <= target;
   if (report.converged) {
     report.reason = concatenate("converged: residual ", residual, " <= target ", target);
+  } else if (!std::isfinite(target)) {  // the target is the tolerance times |b|
+    report.reason = concatenate(
+        "not converged: the right-hand side's norm is not finite (target ", target,
+        "): it holds NaN or inf, or values so large that their squares overflow");
   } else if (!std::isfinite(residual)) {
     report.reason = concatenate("not converged: residual became ", residual, " after ",
                                 iterations, " iterations");

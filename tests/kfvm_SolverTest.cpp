@@ -196,6 +196,24 @@ TEST(Solvers, FusedCgIterationIsFourKernelsWithOneScalarForTheHost) {
   }
 }
 
+// A NaN or inf in b is said to be the right-hand side's, not "residual became nan".
+TEST(Solvers, NonFiniteRightHandSideIsNamed) {
+  const auto system = spdSystem();
+  for (const auto& name : nativeSolvers)
+    for (double bad : {std::nan(""), HUGE_VAL}) {
+      auto solver = makeLinearSolver<Space>(name);
+      solver->setMatrix(system.matrix());
+      auto b = rightHandSide(system.n);
+      b[1] = bad;
+      auto x = toDevice(std::vector<double>(system.n, 0.0));
+      const auto report = solver->solve(toDevice(b), x);
+      EXPECT_FALSE(report.converged) << name;
+      EXPECT_NE(report.reason.find("the right-hand side's norm is not finite"),
+                std::string::npos)
+          << name << ": " << report.reason;
+    }
+}
+
 TEST(Solvers, ZeroRightHandSideConvergesAtOnce) {
   const auto system = spdSystem();
   auto solver = makeLinearSolver<Space>("cg");

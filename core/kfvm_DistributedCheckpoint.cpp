@@ -1,8 +1,8 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_CollectiveFailure.hpp>
 #include <kfvm_DistributedCheckpoint.hpp>
 #include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
-#include <kfvm_ParallelVtk.hpp>  // Details::agreeOnFailure, Details::failureOf
 
 #include <hdf5.h>
 

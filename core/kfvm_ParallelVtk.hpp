@@ -2,13 +2,11 @@
 #define KFVM_PARALLEL_VTK_HPP
 
 #include <kfvm_CartesianGrid.hpp>
-#include <kfvm_Error.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_HaloExchange.hpp>
 
 #include <mpi.h>
 
-#include <exception>
 #include <string>
 #include <vector>
 
@@ -33,35 +31,6 @@ void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
                       const HaloExchange<ExecSpace>& halo,
                       const std::vector<const CellField<ExecSpace>*>& fields,
                       double time);
-
-namespace Details {
-
-/// For kfvm's collective writers and readers (parallel VTK, distributed checkpoints):
-/// every rank of comm calls it at the same point with its failure ("" when it
-/// succeeded). Unless every rank succeeded, every rank throws kfvm::Error: a failing
-/// rank with its own message, the others with what + ": another rank (r) failed: " and
-/// the message of r, the lowest failing rank. So no rank is left waiting in the next
-/// collective call.
-void agreeOnFailure(MPI_Comm comm, const std::string& failure, const std::string& what);
-
-/// body()'s failure as a message ("" when it succeeded): a kfvm::Error's without the
-/// "kfvm: " prefix, or another std::exception's.
-template <class Body>
-std::string failureOf(Body&& body) {
-  try {
-    body();
-    return {};
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    return message.compare(0, 6, "kfvm: ") == 0 ? message.substr(6) : message;
-  } catch (const std::exception& error) {
-    const std::string message = error.what();
-    return message.empty() ? "an error without a message" : message;
-  }
-}
-
-}  // namespace Details
-
 }  // namespace kfvm
 
 #endif

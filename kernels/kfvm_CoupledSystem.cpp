@@ -212,8 +212,7 @@ CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::boundary(
   try {
     boundaries_[variable].set(patch, condition);
   } catch (const Error& error) {
-    const std::string message = error.what();  // "kfvm: ..."
-    fail("variable ", variable, " of the coupled system: ", message.substr(6));
+    fail("variable ", variable, " of the coupled system: ", error.message());
   }
   return *this;
 }

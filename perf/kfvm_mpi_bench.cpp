@@ -14,11 +14,11 @@
 // A Trilinos solver makes its own exchanges (Tpetra imports), inside the step time.
 #include "kfvm_exchange_plan.hpp"
 
+#include <kfvm_CollectiveFailure.hpp>
 #include <kfvm_Config.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
-#include <kfvm_ParallelVtk.hpp>  // Details::agreeOnFailure
 #ifdef KFVM_HAVE_TRILINOS
 #include <kfvm_TrilinosSolver.hpp>
 #endif

@@ -274,10 +274,12 @@ template <class ExecSpace>
   const auto& D = equation.diffusionCoefficient().values;
   Real value = 0;
   Kokkos::deep_copy(value, Kokkos::subview(D, where));
-  auto centre = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(),
-      Kokkos::subview(perFace ? mesh.faceCentres() : mesh.cellCentres(), where,
-                      Kokkos::ALL));
+  // One coordinate at a time: the row is strided on devices (LayoutLeft), and a strided
+  // view has no direct copy to the host.
+  const auto centres = perFace ? mesh.faceCentres() : mesh.cellCentres();
+  Real centre[3] = {0, 0, 0};
+  for (int a = 0; a < 3 && std::size_t(a) < centres.extent(1); ++a)
+    Kokkos::deep_copy(centre[a], Kokkos::subview(centres, where, a));
   const std::string label = D.label(), fieldPrefix = "kfvm::Field::";
   std::string what = "diffusion coefficient";
   if (equation.diffusionIsPolynomial()) {
@@ -293,8 +295,8 @@ template <class ExecSpace>
   }
   const bool finite = std::isfinite(value);
   fail(what, " = ", value, finite ? " < 0" : " (not finite)", " at ",
-       perFace ? "face " : "cell ", where, " (centre (", centre(0), ", ", centre(1), ", ",
-       centre(2), ")", phiText,
+       perFace ? "face " : "cell ", where, " (centre (", centre[0], ", ", centre[1], ", ",
+       centre[2], ")", phiText,
        "): diffusion coefficients must be finite and >= 0 (a negative D is "
        "anti-diffusion, ill-posed; only higherOrderDiffusion's second-order part may "
        "be negative)");

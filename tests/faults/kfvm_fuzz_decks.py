@@ -93,7 +93,7 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--cases", type=int, default=300)
     parser.add_argument("--seed", type=int, default=16)
-    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--timeout", type=float, default=120)
     options = parser.parse_args()
     rng = random.Random(options.seed)
     decks = sorted(glob.glob(os.path.join(options.decks, "*.toml")))

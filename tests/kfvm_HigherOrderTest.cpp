@@ -172,6 +172,9 @@ TEST(HigherOrder, BadCoefficientsAndUnsupportedUsesAreErrors) {
 // stalls (on this 40 x 40 grid at step 247, dt = 0.080; at 32 x 32 it needs up to 2,584
 // iterations for a step that Jacobi takes in 270). apps/decks/README.md has the numbers.
 TEST(HigherOrder, FiPyMesh2DConvergesAtEveryStepWithTheDeckSolverAsDtGrows) {
+  if (sizeof(Real) != sizeof(double))  // as the decks, whose tolerances are double ones
+    GTEST_SKIP() << "the deck's solver tolerance (1e-9 relative) is out of float's reach "
+                    "on this operator (GMRES stalls near 1e-6)";
   const int n = 40, steps = 300;
   const double dx = 0.25;
   Mesh<Space> mesh(CartesianGrid::uniform2D(n, n, n * dx, n * dx));

@@ -107,6 +107,48 @@ BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::set(
 }
 
 template <class ExecSpace>
+BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::setSlots(
+    const std::vector<Ordinal>& slots, const std::vector<Real>& a,
+    const std::vector<Real>& b, const std::vector<Real>& g) {
+  require(
+      a.size() == slots.size() && b.size() == slots.size() && g.size() == slots.size(),
+      "setSlots takes one a, b and g per slot: ", slots.size(), " slots, ", a.size(),
+      " a, ", b.size(), " b, ", g.size(), " g");
+  const Ordinal numSlots = Ordinal(a_.extent(0));
+  auto hostA = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
+  auto hostB = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_);
+  auto hostG = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g_);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const Ordinal slot = slots[i];
+    require(slot >= 0 && slot < numSlots, "boundary slot ", slot, " (entry ", i,
+            ") is not one of the mesh's ", numSlots, " boundary faces");
+    require(std::isfinite(a[i]) && a[i] >= 0 && std::isfinite(b[i]) && b[i] >= 0 &&
+                (a[i] > 0 || b[i] > 0),
+            "Robin coefficients at boundary slot ", slot,
+            " must be finite, >= 0 and not ", "both zero, got a = ", a[i],
+            ", b = ", b[i]);
+    requireFinite(g[i], "value g", std::size_t(slot));
+    hostA(slot) = a[i];
+    hostB(slot) = b[i];
+    hostG(slot) = g[i];
+  }
+  Kokkos::deep_copy(a_, hostA);
+  Kokkos::deep_copy(b_, hostB);
+  Kokkos::deep_copy(g_, hostG);
+  for (int p = 0; p < numPatches; ++p) {
+    bool touched = false, fixes = false;
+    for (Ordinal i = 0; i < patchSize_[p]; ++i) {
+      const Ordinal slot = patchFirstSlot_[p] + i;
+      fixes = fixes || hostA(slot) > 0;
+      touched = touched || hostA(slot) != 0 || hostB(slot) != 1 || hostG(slot) != 0;
+    }
+    if (touched) isSet_[p] = true;
+    fixesValue_[p] = fixes;
+  }
+  return *this;
+}
+
+template <class ExecSpace>
 bool BoundaryConditions<ExecSpace>::fixesValue() const {
   for (bool fixes : fixesValue_) {
     if (fixes) return true;

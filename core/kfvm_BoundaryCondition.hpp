@@ -58,6 +58,15 @@ class BoundaryConditions {
   /// mesh has no such patch, the per-face count is wrong, or a value is not finite.
   BoundaryConditions& set(Patch patch, const BoundaryCondition& condition);
 
+  /// Sets Robin coefficients face by face: slots[i] is a boundary slot (Mesh), which
+  /// gets a[i] phi + b[i] dphi/dn = g[i] (a, b finite and >= 0, not both zero; g
+  /// finite). Faces not named keep what they had. This is how a condition on any set of
+  /// boundary faces (FiPy's constrain(value, where=mask)) reaches the kernels. Throws
+  /// kfvm::Error naming the first bad slot or value.
+  BoundaryConditions& setSlots(const std::vector<Ordinal>& slots,
+                               const std::vector<Real>& a, const std::vector<Real>& b,
+                               const std::vector<Real>& g);
+
   std::uint64_t meshId() const { return meshId_; }
   bool isSet(Patch patch) const { return isSet_[static_cast<int>(patch)]; }
   /// True when some patch fixes phi (Dirichlet or Robin with a > 0).

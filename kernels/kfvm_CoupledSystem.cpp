@@ -218,6 +218,19 @@ CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::boundary(
 }
 
 template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::boundarySlots(
+    int variable, const std::vector<Ordinal>& slots, const std::vector<Real>& a,
+    const std::vector<Real>& b, const std::vector<Real>& g) {
+  checkIndices(0, variable);
+  try {
+    boundaries_[variable].setSlots(slots, a, b, g);
+  } catch (const Error& error) {
+    fail("variable ", variable, " of the coupled system: ", error.message());
+  }
+  return *this;
+}
+
+template <class ExecSpace>
 bool CoupledSystem<ExecSpace>::isNonlinear() const {
   for (int e = 0; e < numVariables(); ++e)
     for (int v = 0; v < numVariables(); ++v)

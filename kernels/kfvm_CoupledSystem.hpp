@@ -54,6 +54,10 @@ class CoupledSystem {
   /// Sets variable's condition on a patch; throws kfvm::Error naming the variable, patch
   /// or value (see BoundaryConditions::set).
   CoupledSystem& boundary(int variable, Patch patch, const BoundaryCondition& condition);
+  /// Variable's Robin coefficients face by face (BoundaryConditions::setSlots).
+  CoupledSystem& boundarySlots(int variable, const std::vector<Ordinal>& slots,
+                               const std::vector<Real>& a, const std::vector<Real>& b,
+                               const std::vector<Real>& g);
 
   /// Throws kfvm::Error when an equation has no term or a variable appears in none.
   void validate() const;

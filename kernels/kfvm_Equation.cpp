@@ -174,6 +174,23 @@ Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
 }
 
 template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::boundarySlots(const std::vector<Ordinal>& slots,
+                                                        const std::vector<Real>& a,
+                                                        const std::vector<Real>& b,
+                                                        const std::vector<Real>& g) {
+  bcs_.setSlots(slots, a, b, g);
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::higherOrderBoundarySlots(
+    const std::vector<Ordinal>& slots, const std::vector<Real>& a,
+    const std::vector<Real>& b, const std::vector<Real>& g) {
+  higherOrderBcs_.setSlots(slots, a, b, g);
+  return *this;
+}
+
+template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const Polynomial& D) {
   require(D.terms > 0, "diffusion Polynomial has no coefficients");
   diffusionLaw_ = D;

@@ -42,6 +42,10 @@ class Equation {
   Equation& convection(const FaceField<ExecSpace>& normalVelocity,
                        ConvectionScheme scheme = ConvectionScheme::Upwind);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
+  /// Robin coefficients face by face, on any boundary faces (by boundary slot; see
+  /// BoundaryConditions::setSlots): what FiPy's constrain(value, where=mask) sets.
+  Equation& boundarySlots(const std::vector<Ordinal>& slots, const std::vector<Real>& a,
+                          const std::vector<Real>& b, const std::vector<Real>& g);
 
   /// Diffusion coefficients, whichever form, must be finite and >= 0: a negative D is
   /// anti-diffusion (backward heat flow, ill-posed), and the harmonic mean to faces is
@@ -81,6 +85,11 @@ class Equation {
   /// NthOrderBoundaryCondition of order 2 (or phi.faceGrad.divergence.constrain) when
   /// g(phi) vanishes on the patch.
   Equation& higherOrderBoundary(Patch patch, const BoundaryCondition& condition);
+  /// The same face by face (BoundaryConditions::setSlots).
+  Equation& higherOrderBoundarySlots(const std::vector<Ordinal>& slots,
+                                     const std::vector<Real>& a,
+                                     const std::vector<Real>& b,
+                                     const std::vector<Real>& g);
 
   /// Re-evaluates the solution-dependent coefficients at phi (ImplicitStepper and
   /// ExplicitStepper call it before each assembly).

@@ -68,6 +68,50 @@ StepReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
 }
 
 template <class ExecSpace>
+StepReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi,
+                                            const CellField<ExecSpace>& old, Real dt,
+                                            TimeScheme scheme) {
+  phi.requireOn(assembler_.equation().mesh(), "solution");
+  old.requireOn(assembler_.equation().mesh(), "old");
+  require(assembler_.equation().hasTransient(),
+          "step() needs an equation with a TransientTerm; use solveSteady() otherwise");
+  require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
+          dt);
+  Kokkos::deep_copy(ExecSpace(), previous_.values(), old.values());
+  const Real theta = scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1);
+  return solve(phi, Real(1) / dt, theta);
+}
+
+template <class ExecSpace>
+StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
+                                             const CellField<ExecSpace>& old, Real dt,
+                                             TimeScheme scheme) {
+  const auto& equation = assembler_.equation();
+  phi.requireOn(equation.mesh(), "solution");
+  old.requireOn(equation.mesh(), "old");
+  require(std::isfinite(dt) && dt >= 0,
+          "sweep dt must be finite and >= 0 (0: steady), got ", dt);
+  require(dt == 0 || equation.hasTransient(),
+          "a sweep with dt > 0 needs an equation with a TransientTerm");
+  const Real invDt = dt > 0 ? Real(1) / dt : Real(0);
+  const Real theta = dt > 0 && scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1);
+  Kokkos::deep_copy(ExecSpace(), previous_.values(),
+                    dt > 0 ? old.values() : phi.values());
+  if (work_.extent(0) == 0)
+    work_ = Vector<ExecSpace>("kfvm::ImplicitStepper::work", equation.mesh().numCells());
+  equation.updateNonlinear(phi);
+  assembler_.assemble(invDt, theta, previous_, phi, rhs_);
+  StepReport report;
+  report.sweepResiduals.push_back(
+      Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_));
+  solver_->setMatrix(assembler_.matrix());
+  static_cast<SolverReport&>(report) = solver_->solve(rhs_, phi.values());
+  report.totalIterations = report.iterations;
+  report.sweeps = 1;
+  return report;
+}
+
+template <class ExecSpace>
 StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real invDt,
                                              Real theta) {
   const bool sweeping = assembler_.equation().needsSweeps();

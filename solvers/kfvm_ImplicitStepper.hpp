@@ -45,6 +45,18 @@ class ImplicitStepper {
   StepReport step(CellField<ExecSpace>& phi, Real dt,
                   TimeScheme scheme = TimeScheme::BackwardEuler);
 
+  /// Advances from old (FiPy's phi.old) by dt: phi is the first iterate and the answer.
+  StepReport step(CellField<ExecSpace>& phi, const CellField<ExecSpace>& old, Real dt,
+                  TimeScheme scheme = TimeScheme::BackwardEuler);
+
+  /// One sweep, as FiPy's eq.sweep(): the equation evaluated at the iterate phi, one
+  /// linear solve, phi replaced by its result. dt > 0 with old the values at the
+  /// start of the step; dt = 0 for a steady sweep (old is not read). The report's
+  /// sweepResiduals holds the relative nonlinear residual ||b(phi) - A(phi) phi|| /
+  /// ||b(phi)|| before the solve. Its work vector is allocated on the first sweep.
+  StepReport sweep(CellField<ExecSpace>& phi, const CellField<ExecSpace>& old, Real dt,
+                   TimeScheme scheme = TimeScheme::BackwardEuler);
+
   /// Sweeps of a nonlinear equation: at most maxSweeps, until the relative nonlinear
   /// residual is at most tolerance (defaults 50 and 1e-8; linear equations need one).
   /// relaxation in (0, 1] under-relaxes each sweep's update (default 1: none).

@@ -3,53 +3,14 @@
 #include "kfvm_TestHelpers.hpp"
 
 #include <kfvm_ImplicitStepper.hpp>
+#include <kfvm_ResourceWatch.hpp>
 
-#include <cstdint>
-#include <cstring>
 #include <string>
 
 namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-
-struct Counts {
-  int allocations = 0;
-  int crossSpaceCopies = 0;
-  std::string firstAllocation;
-  std::string firstCopy;
-};
-Counts counts;
-
-void countAllocation(const Kokkos_Profiling_SpaceHandle, const char* label, const void*,
-                     const uint64_t) {
-  if (counts.allocations++ == 0) counts.firstAllocation = label;
-}
-
-void countDeepCopy(Kokkos_Profiling_SpaceHandle destinationSpace, const char* destination,
-                   const void*, Kokkos_Profiling_SpaceHandle sourceSpace,
-                   const char* source, const void*, uint64_t) {
-  if (std::strcmp(destinationSpace.name, sourceSpace.name) == 0) return;
-  if (counts.crossSpaceCopies++ == 0) {
-    counts.firstCopy = std::string(source) + " -> " + destination;
-  }
-}
-
-/// Counts allocations and cross-space deep copies while it lives.
-class ResourceWatch {
- public:
-  ResourceWatch() {
-    counts = Counts();
-    Kokkos::Tools::Experimental::set_allocate_data_callback(countAllocation);
-    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(countDeepCopy);
-  }
-  ~ResourceWatch() {
-    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
-    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(nullptr);
-  }
-  ResourceWatch(const ResourceWatch&) = delete;
-  ResourceWatch& operator=(const ResourceWatch&) = delete;
-};
 
 void expectStepsAllocateAndCopyNothing(const std::string& solverName, TimeScheme scheme) {
   Mesh<Space> mesh(CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8));
@@ -64,12 +25,14 @@ void expectStepsAllocateAndCopyNothing(const std::string& solverName, TimeScheme
   for (int step = 0; step < 2; ++step) {  // warm-up: first-use scratch space is allowed
     ASSERT_TRUE(stepper.step(phi, 0.01, scheme).converged);
   }
+  ResourceCounts counts;
   {
     ResourceWatch watch;
     for (int step = 0; step < 5; ++step) {
       ASSERT_TRUE(stepper.step(phi, 0.01, scheme).converged);
     }
     Kokkos::fence();
+    counts = watch.counts();
   }
   EXPECT_EQ(counts.allocations, 0)
       << solverName << ": first was '" << counts.firstAllocation << "'";
@@ -88,10 +51,16 @@ TEST(Resources, TheWatchSeesAnAllocationAndACopy) {
   Vector<Space> device("kfvm::Test::watched", 10);
   auto host = Kokkos::create_mirror(Kokkos::HostSpace(), device);
   Kokkos::deep_copy(host, device);
+  const ResourceCounts counts = watch.counts();
   EXPECT_GE(counts.allocations, 1);
   if (!std::is_same<Space::memory_space, Kokkos::HostSpace>::value) {
     EXPECT_EQ(counts.crossSpaceCopies, 1);
   }
+}
+
+TEST(Resources, OneWatchAtATime) {
+  ResourceWatch watch;
+  expectError([] { ResourceWatch second; }, {"another ResourceWatch"});
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_Deck.hpp"
 #include "kfvm_DeckProblem.hpp"
+#include "kfvm_DeckRun.hpp"
 #include "kfvm_DeckSetup.hpp"
 #include "kfvm_Expression.hpp"
 #include "kfvm_Log.hpp"
@@ -18,13 +19,6 @@ namespace kfvm::app {
 namespace {
 
 using Space = DeckSpace;
-
-struct RunOptions {
-  std::string output, restart;
-  int cells = 0;
-  long long maxSteps = 0;  // > 0: stop after that many steps (a short run)
-  bool quiet = false, verbose = false;
-};
 
 /// The deck's mesh and variables, as a checkpoint records them and a restart compares.
 std::string deckFingerprint(const Deck& deck) {
@@ -165,6 +159,8 @@ int stepFailed(const Deck& deck, const std::vector<CellField<Space>>& fields,
   return exitSolveFailed;
 }
 
+}  // namespace
+
 int runDeck(const Deck& deck, const RunOptions& options) {
   const std::string directory = options.output.empty() ? deck.directory : options.output;
   log::setLevel(options.quiet     ? log::Level::Quiet
@@ -273,8 +269,6 @@ int checkDeck(const Deck& deck) {
   std::printf("%s\n", memory.c_str());
   return 0;
 }
-
-}  // namespace
 
 void addDeckCommands(CLI::App& app, CommandContext& context) {
   auto deckPath = std::make_shared<std::string>();

@@ -1,0 +1,235 @@
+"""Meshes: FiPy's Grid1D, Grid2D and Grid3D on kfvm's Cartesian mesh."""
+
+import numpy as _np
+
+from . import _kfvm
+
+
+def _backend_module(backend):
+    name = _kfvm.default_backend if backend is None else str(backend)
+    if name not in _kfvm.backends:
+        raise _kfvm.Error("backend '%s' is not in this build (it has: %s)"
+                          % (name, ", ".join(_kfvm.backends)))
+    return getattr(_kfvm, name)
+
+
+def _vertices(n, d, axis):
+    """Vertex coordinates from FiPy's (nx, dx): dx a number or one width per cell."""
+    if d is None:
+        d = 1.0
+    widths = _np.atleast_1d(_np.asarray(d, dtype=float))
+    if widths.ndim != 1:
+        raise _kfvm.Error("d%s must be a number or a 1D sequence of widths" % axis)
+    if n is None:
+        n = len(widths) if widths.size > 1 else 1
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        raise _kfvm.Error("n%s must be an integer, got %r" % (axis, n)) from None
+    if n < 1:
+        raise _kfvm.Error("n%s must be at least 1, got %d" % (axis, n))
+    if widths.size == 1:
+        widths = _np.full(n, widths[0])
+    if widths.size != n:
+        raise _kfvm.Error("d%s has %d widths but n%s is %d" % (axis, widths.size, axis, n))
+    if not (_np.all(_np.isfinite(widths)) and _np.all(widths > 0)):
+        raise _kfvm.Error("d%s must be finite and positive, got %s" % (axis, widths))
+    return _np.concatenate([[0.0], _np.cumsum(widths)])
+
+
+class FaceSet:
+    """A set of faces (FiPy's face masks: mesh.facesLeft, mesh.exteriorFaces, ...).
+
+    Combine with ``&``, ``|`` and ``~``, with each other or with boolean arrays over the
+    faces (``mesh.facesLeft & (y > 0.5)`` with ``x, y = mesh.faceCenters``).
+    """
+
+    def __init__(self, mesh, mask):
+        mask = _np.asarray(mask, dtype=bool)
+        if mask.shape != (mesh.numberOfFaces,):
+            raise _kfvm.Error("a face mask needs %d entries, got shape %s"
+                              % (mesh.numberOfFaces, mask.shape))
+        self.mesh = mesh
+        self.mask = mask
+
+    def _other(self, other):
+        return other.mask if isinstance(other, FaceSet) else _np.asarray(other, dtype=bool)
+
+    def __and__(self, other):
+        return FaceSet(self.mesh, self.mask & self._other(other))
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return FaceSet(self.mesh, self.mask | self._other(other))
+
+    __ror__ = __or__
+
+    def __invert__(self):
+        return FaceSet(self.mesh, ~self.mask)
+
+    def __array__(self, dtype=None):
+        return self.mask if dtype is None else self.mask.astype(dtype)
+
+    def __len__(self):
+        return int(self.mask.sum())
+
+    @property
+    def indices(self):
+        """The faces in the set, in increasing order."""
+        return _np.flatnonzero(self.mask)
+
+    def __repr__(self):
+        return "FaceSet(%d of %d faces)" % (len(self), self.mask.size)
+
+
+class _Grid:
+    """A Cartesian grid (uniform or not) in 1, 2 or 3 dimensions, on one backend."""
+
+    _patches = ("left", "right", "bottom", "top", "back", "front")
+
+    def __init__(self, dimension, counts, spacings, backend):
+        self._module = _backend_module(backend)
+        vertices = [_vertices(n, d, axis)
+                    for n, d, axis in zip(counts, spacings, "xyz")][:dimension]
+        self._vertices = vertices
+        padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
+        self._cpp = self._module.Mesh(*padded)
+        self.dim = dimension
+        self.backend = self._module.__name__.rsplit(".", 1)[-1]
+        self._cache = {}
+
+    # -- sizes -------------------------------------------------------------------------
+    @property
+    def shape(self):
+        """Cells per axis."""
+        return tuple(self._cpp.cell_counts[:self.dim])
+
+    @property
+    def numberOfCells(self):
+        return self._cpp.num_cells
+
+    @property
+    def numberOfFaces(self):
+        return self._cpp.num_faces
+
+    def vertices(self, axis):
+        """The vertex coordinates along an axis (0 = x, 1 = y, 2 = z)."""
+        return _np.array(self._vertices[axis])
+
+    # -- geometry, copied to the host once ---------------------------------------------
+    def _get(self, key, make):
+        if key not in self._cache:
+            value = make()
+            if isinstance(value, _np.ndarray):
+                value.setflags(write=False)
+            self._cache[key] = value
+        return self._cache[key]
+
+    @property
+    def cellCenters(self):
+        """Cell centres, shape (dim, cells) as FiPy's."""
+        return self._get("cc", lambda: _np.ascontiguousarray(
+            self._cpp.cell_centres()[:, :self.dim].T))
+
+    @property
+    def x(self):
+        return self.cellCenters[0]
+
+    @property
+    def y(self):
+        return self.cellCenters[1]
+
+    @property
+    def z(self):
+        return self.cellCenters[2]
+
+    @property
+    def cellVolumes(self):
+        return self._get("cv", self._cpp.cell_volumes)
+
+    @property
+    def faceCenters(self):
+        """Face centres, shape (dim, faces)."""
+        return self._get("fc", lambda: _np.ascontiguousarray(
+            self._cpp.face_centres()[:, :self.dim].T))
+
+    @property
+    def faceNormals(self):
+        """Unit normals, shape (dim, faces): owner to neighbour, outward on the boundary."""
+        return self._get("fn", lambda: _np.ascontiguousarray(
+            self._cpp.face_normals()[:, :self.dim].T))
+
+    @property
+    def faceAreas(self):
+        return self._get("fa", self._cpp.face_areas)
+
+    @property
+    def faceCellIDs(self):
+        """The two cells of each face, shape (2, faces); -1 across the boundary."""
+        return self._get("fcid", lambda: _np.ascontiguousarray(self._cpp.face_cells().T))
+
+    @property
+    def _faceSlots(self):
+        return self._get("slots", lambda: _np.array(self._cpp.face_boundary_slots()))
+
+    # -- face sets ---------------------------------------------------------------------
+    def _patch(self, name):
+        def make():
+            mask = _np.zeros(self.numberOfFaces, dtype=bool)
+            if self._cpp.has_patch(name):
+                first = self._cpp.patch_first_slot(name)
+                size = self._cpp.patch_size(name)
+                faces = _np.array(self._cpp.boundary_faces())[first:first + size]
+                mask[faces] = True
+            return mask
+        return FaceSet(self, self._get("patch-" + name, make))
+
+    facesLeft = property(lambda self: self._patch("left"))
+    facesRight = property(lambda self: self._patch("right"))
+    facesBottom = property(lambda self: self._patch("bottom"))
+    facesTop = property(lambda self: self._patch("top"))
+    # FiPy's z names run "from front to back": facesFront is z = 0 (kfvm's patch
+    # "back", the low side) and facesBack is z = max (kfvm's "front").
+    facesFront = property(lambda self: self._patch("back"))
+    facesBack = property(lambda self: self._patch("front"))
+    facesDown = facesBottom
+    facesUp = facesTop
+
+    @property
+    def exteriorFaces(self):
+        return FaceSet(self, self._faceSlots >= 0)
+
+    @property
+    def interiorFaces(self):
+        return FaceSet(self, self._faceSlots < 0)
+
+    def patch(self, name):
+        """The faces of a named patch: left, right, bottom, top, back or front."""
+        if name not in self._patches:
+            raise _kfvm.Error("unknown patch '%s' (known: %s)" % (name, ", ".join(self._patches)))
+        return self._patch(name)
+
+    def __repr__(self):
+        return "%s(shape=%s, backend=%s)" % (type(self).__name__, self.shape, self.backend)
+
+
+class Grid1D(_Grid):
+    """nx cells along x, of width dx (a number, or one width per cell)."""
+
+    def __init__(self, dx=1.0, nx=None, backend=None):
+        super().__init__(1, (nx, 1, 1), (dx, 1.0, 1.0), backend)
+
+
+class Grid2D(_Grid):
+    """nx by ny cells of widths dx, dy (numbers or sequences); 1 deep in z, as in FiPy."""
+
+    def __init__(self, dx=1.0, dy=1.0, nx=None, ny=None, backend=None):
+        super().__init__(2, (nx, ny, 1), (dx, dy, 1.0), backend)
+
+
+class Grid3D(_Grid):
+    """nx by ny by nz cells of widths dx, dy, dz (numbers or sequences)."""
+
+    def __init__(self, dx=1.0, dy=1.0, dz=1.0, nx=None, ny=None, nz=None, backend=None):
+        super().__init__(3, (nx, ny, nz), (dx, dy, dz), backend)

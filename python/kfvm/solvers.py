@@ -1,0 +1,49 @@
+"""Linear solvers by kfvm name."""
+
+import numbers as _numbers
+
+from . import _kfvm
+
+
+class Solver:
+    """A linear solver of kfvm by name, with its parameters.
+
+    ``Solver("cg", preconditioner="jacobi", tolerance=1e-8)``; names:
+    kfvm.linear_solver_names() (cg, bicgstab, gmres, and belos:... / amesos2:... where
+    Trilinos is built). Parameters: tolerance (relative to ||b||), absolute_tolerance,
+    max_iterations (FiPy's ``iterations`` is accepted too), preconditioner (jacobi, ilu0,
+    none; Trilinos' names for Trilinos solvers), restart (gmres). A bad name or
+    parameter raises kfvm.Error when the solver is first used.
+    """
+
+    def __init__(self, name="cg", **parameters):
+        if not isinstance(name, str):
+            raise _kfvm.Error("a solver name is a string, got %r" % (name,))
+        if "iterations" in parameters:
+            parameters["max_iterations"] = parameters.pop("iterations")
+        if "precon" in parameters:
+            parameters["preconditioner"] = parameters.pop("precon")
+        self.name = name
+        self.parameters = {}
+        for key, value in parameters.items():
+            if isinstance(value, bool) or not isinstance(value, (_numbers.Real, str)):
+                raise _kfvm.Error("solver parameter %s must be a number or a name, got %r"
+                                  % (key, value))
+            self.parameters[key] = repr(float(value)) if isinstance(value, float) else str(value)
+
+    def _key(self):
+        return (self.name, tuple(sorted(self.parameters.items())))
+
+    def __repr__(self):
+        items = "".join(", %s=%s" % kv for kv in sorted(self.parameters.items()))
+        return "Solver(%r%s)" % (self.name, items)
+
+
+def _solver_of(solver, default):
+    if solver is None:
+        return default
+    if isinstance(solver, Solver):
+        return solver
+    if isinstance(solver, str):
+        return Solver(solver)
+    raise _kfvm.Error("solver must be a kfvm.Solver or a solver name, got %r" % (solver,))

@@ -31,6 +31,7 @@ from .terms import (
     DiffusionTermCorrection,
     DiffusionTermNoCorrection,
     ImplicitSourceTerm,
+    SourceTerm,
     ConvectionTerm,
     CentralDifferenceConvectionTerm,
     UpwindConvectionTerm,

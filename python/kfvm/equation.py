@@ -156,6 +156,18 @@ class Equation:
                                   "with & to solve for several variables" % (t.var.name, var.name))
         return var
 
+    def _oriented_parts(self):
+        """The parts, multiplied by -1 where a steady equation is written with its
+        diffusion on the left (FiPy's DiffusionTerm() + ConvectionTerm() == 0): a steady
+        equation is the same either way, and kfvm's form has D >= 0."""
+        if any(t.kind == "transient" for _, t in self.parts):
+            return self.parts
+        second = [s for s, t in self.parts if t.kind == "diffusion"]
+        fourth = [s for s, t in self.parts if t.kind == "diffusion4"]
+        if (second and all(s > 0 for s in second)) or (fourth and all(s < 0 for s in fourth)):
+            return [(-s, t) for s, t in self.parts]
+        return self.parts
+
     def _default_solver(self):
         nonsymmetric = any(t.kind in ("convection", "diffusion4") for _, t in self.parts)
         return Solver("gmres") if nonsymmetric else Solver("cg")
@@ -169,7 +181,7 @@ class Equation:
                         ("transient", "diffusion", "implicit", "source")}
         fourth = None
         convection = None
-        for scale, term in self.parts:
+        for scale, term in self._oriented_parts():
             if term.kind == "transient":
                 coefficients["transient"].add(scale, term.coeff)
             elif term.kind == "diffusion":
@@ -375,6 +387,9 @@ class CoupledEquation:
         variables = []
         for eq in self.equations:
             for _, t in eq.parts:
+                if t.var is None and t.kind == "source" and _np.ndim(t.coeff) == 0 and \
+                        not isinstance(t.coeff, (_kfvm.Polynomial, CellVariable)):
+                    continue  # a constant source belongs to its equation
                 if t.var is None:
                     raise _kfvm.Error("in a coupled system every term names its variable "
                                       "(var=); %r does not" % (t,))
@@ -399,7 +414,7 @@ class CoupledEquation:
             polys = {}
             coeffs = {}
             for scale, t in eq.parts:
-                v = index(t.var)
+                v = None if t.var is None else index(t.var)
                 if t.kind == "source":
                     if isinstance(t.coeff, _kfvm.Polynomial):
                         if v in polys:

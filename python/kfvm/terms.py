@@ -71,9 +71,11 @@ class _Sum(Term):
         return " + ".join("%g*%r" % (s, t) for s, t in self.parts)
 
 
-class _Source(Term):
-    """An explicit source: a number, a CellVariable, an array of cell values, or a
-    kfvm.Polynomial S(phi) (linearized at every sweep)."""
+class SourceTerm(Term):
+    """An explicit source s: a number, a CellVariable, an array of cell values, or a
+    kfvm.Polynomial S(phi) (linearized at every sweep: its falling part implicit). A plain
+    number, array or variable added to terms becomes one; SourceTerm(S, var=v) names the
+    variable of a coupled system's source."""
 
     kind = "source"
 
@@ -81,7 +83,7 @@ class _Source(Term):
 def _as_term(value):
     if isinstance(value, Term):
         return value
-    return _Source(value)
+    return SourceTerm(value)
 
 
 class TransientTerm(Term):

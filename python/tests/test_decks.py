@@ -1,0 +1,63 @@
+"""The example decks, twice: their problems through the Python API against their own
+[check] (deck_problems.py), and kfvm.run_deck against `kfvm run` file for file."""
+
+import filecmp
+import os
+import subprocess
+
+import pytest
+
+import kfvm
+import deck_problems
+from conftest import DECKS
+
+CHECKED = ["diffusion1d", "convection1d", "variable-diffusion1d", "coupled-steady1d",
+           "two-species1d", "allen-cahn2d", "diffusion3d", "cahn-hilliard2d",
+           "cahn-hilliard2d-coupled"]
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_deck_problem_through_the_python_api_meets_its_check(name):
+    if kfvm.real_type == "float32" and name.startswith("cahn-hilliard"):
+        pytest.skip("its solver tolerance (1e-9) is out of float's reach, as for the deck")
+    error, tolerance, what = deck_problems.run(DECKS / (name + ".toml"))
+    if kfvm.real_type == "float32":
+        tolerance = max(tolerance, 1e-4)
+    assert error <= tolerance, "%s: %s %g > %g" % (name, what, error, tolerance)
+
+
+def test_deck_with_potential_boundaries_is_reported_as_not_translated():
+    with pytest.raises(NotImplementedError, match="potential"):
+        deck_problems.run(DECKS / "cahn-hilliard-tanh1d.toml")
+
+
+@pytest.mark.parametrize("name", ["diffusion1d", "two-species1d"])
+def test_run_deck_equals_kfvm_run(name, tmp_path, kfvm_command):
+    deck = DECKS / (name + ".toml")
+    here, there = tmp_path / "python", tmp_path / "command"
+    assert kfvm.run_deck(deck, output=here, quiet=True) == 0
+    subprocess.run([kfvm_command, "run", str(deck), "--output", str(there), "-q"],
+                   check=True, stdout=subprocess.DEVNULL)
+    files = sorted(os.listdir(there))
+    assert files == sorted(os.listdir(here))
+    assert any(f.endswith(".vtr") for f in files)
+    for f in files:
+        assert filecmp.cmp(here / f, there / f, shallow=False), f
+
+
+def test_run_deck_reports_a_failed_solve_as_kfvm_run_does(tmp_path):
+    deck = tmp_path / "short.toml"
+    text = (DECKS / "diffusion1d.toml").read_text()
+    deck.write_text(text.replace('tolerance = 1e-12', 'tolerance = 1e-12\nmax_iterations = 1'))
+    assert kfvm.run_deck(deck, output=tmp_path / "out", quiet=True) == 2
+
+
+def test_bad_deck_raises_kfvm_error_naming_it():
+    with pytest.raises(kfvm.Error, match="unknown-solver.toml"):
+        kfvm.run_deck(DECKS.parent.parent / "tests" / "decks" / "unknown-solver.toml")
+    with pytest.raises(kfvm.Error):
+        kfvm.run_deck("/nonexistent/deck.toml")
+
+
+def test_check_deck():
+    assert kfvm.check_deck(DECKS / "diffusion1d.toml") == 0

@@ -65,10 +65,11 @@ while read -r patch_name; do
   fi
 done < <(grep -vE '^[[:space:]]*(#|$)' debian/patches/series)
 
-# 3. Kokkos with OpenMP and Serial, C++17, as kfvm builds.
+# 3. Kokkos with OpenMP and Serial, C++17, as kfvm builds; position-independent, so that
+#    the Python module (a shared object) can link it.
 cmake -S "$work/src/packages/kokkos" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
   -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON \
-  -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF
+  -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 cmake --build "$work/build" -j "$jobs" --target install
 echo "kfvm: Kokkos with OpenMP (from $(basename "$work"/download/trilinos_*.dsc)) in $prefix"

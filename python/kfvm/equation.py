@@ -356,6 +356,12 @@ class Equation:
             raise ConvergenceError(report)
         return report.sweep_residuals[0]
 
+    def compile(self, var=None, solver=None, scheme="backward-euler"):
+        """Builds kfvm's C++ equation and stepper for var now (the first solve does it
+        otherwise): the setup a time loop should not count."""
+        self._prepare(var, solver, _EXPLICIT.get(str(scheme)), None)
+        return self
+
     def stableTimeStep(self, var=None):
         """The largest stable explicit dt for the current coefficients."""
         var, compiled = self._prepare(var, None, "forward-euler", None)

@@ -270,14 +270,15 @@ class CellVariable(_Variable):
 
     def _robin_slots(self):
         """The constraints as Robin coefficients per boundary slot (later ones win)."""
-        slots, a, b, g = {}, {}, {}, {}
+        n = self.mesh._cpp.num_boundary_faces
+        a, b, g = _np.zeros(n), _np.ones(n), _np.zeros(n)
+        touched = _np.zeros(n, dtype=bool)
         face_slots = self.mesh._faceSlots
         for faces, fa, fb, fg in self._constraints:
-            for face, ai, bi, gi in zip(faces, fa, fb, fg):
-                s = int(face_slots[face])
-                slots[s], a[s], b[s], g[s] = True, float(ai), float(bi), float(gi)
-        order = sorted(slots)
-        return order, [a[s] for s in order], [b[s] for s in order], [g[s] for s in order]
+            slots = face_slots[faces]
+            a[slots], b[slots], g[slots], touched[slots] = fa, fb, fg, True
+        order = _np.flatnonzero(touched)
+        return order.tolist(), a[order].tolist(), b[order].tolist(), g[order].tolist()
 
     def cellVolumeAverage(self):
         return float(_np.sum(self.value * self.mesh.cellVolumes) / _np.sum(self.mesh.cellVolumes))

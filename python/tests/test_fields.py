@@ -162,3 +162,18 @@ def test_info():
     assert info["default_backend"] == kfvm.default_backend
     assert set(kfvm.backends) <= set(info["kokkos_execution_spaces"])
     assert info["kfvm_version"] == kfvm.__version__
+
+
+@pytest.mark.parametrize("backend", kfvm.backends)
+def test_every_backend_of_the_build_gives_the_same_answer(backend):
+    answers = []
+    for b in (backend, kfvm.default_backend):
+        mesh = kfvm.Grid2D(nx=9, ny=7, dx=0.1, dy=0.2, backend=b)
+        phi = kfvm.CellVariable(mesh, value=mesh.x * mesh.y)
+        phi.constrain(1.0, mesh.facesLeft)
+        eq = kfvm.TransientTerm() == kfvm.DiffusionTerm(0.3) + kfvm.ImplicitSourceTerm(-0.2)
+        for _ in range(3):
+            eq.solve(var=phi, dt=0.05, solver=kfvm.Solver("cg", tolerance=1e-12))
+        assert mesh.backend == b
+        answers.append(phi.value)
+    assert np.max(np.abs(answers[0] - answers[1])) < 1e-6

@@ -76,7 +76,7 @@ def main():
         eq.solve(var=phi, dt=dt, solver=solver)
 
     x = mesh.x  # cells run x fastest, then y, then z
-    values = phi.value  # a host copy on a GPU (the check needs it there)
+    values = phi.value  # on a GPU a host copy; on a host backend the field itself
     columns = values.reshape(n * n, n)
     spread = float(np.max(np.abs(columns - columns[0])))
     transient_error = float(np.max(np.abs(values - series(x, t_end, D))))

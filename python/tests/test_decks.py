@@ -42,7 +42,11 @@ def test_run_deck_equals_kfvm_run(name, tmp_path, kfvm_command):
     assert files == sorted(os.listdir(here))
     assert any(f.endswith(".vtr") for f in files)
     for f in files:
-        assert filecmp.cmp(here / f, there / f, shallow=False), f
+        if f.endswith(".h5"):  # HDF5 may stamp its objects: compare what they hold
+            assert kfvm._kfvm.read_checkpoint(str(here / f)) == \
+                kfvm._kfvm.read_checkpoint(str(there / f)), f
+        else:
+            assert filecmp.cmp(here / f, there / f, shallow=False), f
 
 
 def test_run_deck_reports_a_failed_solve_as_kfvm_run_does(tmp_path):

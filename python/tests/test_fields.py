@@ -1,5 +1,6 @@
 """Meshes and fields: geometry, values, zero-copy views, errors, resources, lifetime."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -143,8 +144,9 @@ def test_objects_alive_at_exit_do_not_crash_the_interpreter():
         cycle = [phi]; cycle.append(cycle)
         print("ok", kfvm.is_initialized())
     """)
+    env = dict(os.environ, OMP_PROC_BIND="false")  # else Kokkos' OpenMP warns on stderr
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok True" and done.stderr == ""
 

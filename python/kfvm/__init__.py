@@ -20,7 +20,12 @@ interpreter exit, after the last object that holds device memory.
 
 import atexit as _atexit
 
-from . import _kfvm
+try:
+    from . import _kfvm
+except ImportError as _error:  # the package's sources without the built extension
+    raise ImportError("kfvm's extension module _kfvm is not built next to %s: build kfvm "
+                      "(scripts/build.sh) and use PYTHONPATH=build/python, or cmake --install"
+                      % __path__[0]) from _error
 from ._kfvm import Error, Polynomial, StepReport, BoundaryCondition
 from .mesh import Grid1D, Grid2D, Grid3D, FaceSet
 from .variables import CellVariable, FaceVariable

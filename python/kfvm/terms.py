@@ -54,6 +54,14 @@ class Term:
         from .equation import Equation
         return Equation(self._parts() + [(-s, t) for s, t in _as_term(other)._parts()])
 
+    def solve(self, var=None, **options):
+        """FiPy's term.solve(var=...): solves term == 0 (see Equation.solve)."""
+        return (self == 0).solve(var=var, **options)
+
+    def sweep(self, var=None, **options):
+        """FiPy's term.sweep(var=...): one sweep of term == 0 (see Equation.sweep)."""
+        return (self == 0).sweep(var=var, **options)
+
     def __repr__(self):
         return "%s(coeff=%r%s)" % (type(self).__name__, self.coeff,
                                    "" if self.var is None else ", var=%s" % self.var.name)

@@ -169,8 +169,14 @@ class Equation:
         return self.parts
 
     def _default_solver(self):
-        nonsymmetric = any(t.kind in ("convection", "diffusion4") for _, t in self.parts)
-        return Solver("gmres") if nonsymmetric else Solver("cg")
+        # Convection: GMRES with ILU(0). The fourth-order term: GMRES with Jacobi and a
+        # long restart (ILU(0) stalls on its matrix, measured on Cahn-Hilliard 2D).
+        kinds = {t.kind for _, t in self.parts}
+        if "diffusion4" in kinds:
+            return Solver("gmres", preconditioner="jacobi", restart=50, max_iterations=20000)
+        if "convection" in kinds:
+            return Solver("gmres", preconditioner="ilu0")
+        return Solver("cg")
 
     # -- compile -------------------------------------------------------------------------
     def _compile(self, var, solver):

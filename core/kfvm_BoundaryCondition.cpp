@@ -90,19 +90,15 @@ BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::set(
   require(!condition.perFace() || condition.numFaceValues() == std::size_t(size),
           "boundary condition on patch '", patchName(patch), "' has ",
           condition.numFaceValues(), " face values, but the patch has ", size, " faces");
-  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
-  auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_);
-  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g_);
+  std::vector<Ordinal> slots(static_cast<std::size_t>(size));
+  std::vector<Real> a(slots.size(), condition.a()), b(slots.size(), condition.b()),
+      g(slots.size());
   for (Ordinal i = 0; i < size; ++i) {
-    a(first + i) = condition.a();
-    b(first + i) = condition.b();
-    g(first + i) = condition.value(std::size_t(i));
+    slots[std::size_t(i)] = first + i;
+    g[std::size_t(i)] = condition.value(std::size_t(i));
   }
-  Kokkos::deep_copy(a_, a);
-  Kokkos::deep_copy(b_, b);
-  Kokkos::deep_copy(g_, g);
-  isSet_[p] = true;
-  fixesValue_[p] = condition.a() > 0;
+  setSlots(slots, a, b, g);
+  isSet_[p] = true;  // even for zero flux, which leaves the defaults as they were
   return *this;
 }
 

@@ -134,6 +134,15 @@ hid_t parallelAccess(MPI_Comm comm) {
   return access;
 }
 
+/// The transfer property of every rank's part of a dataset: collective MPI-IO.
+Handle collectiveTransfer(const Collective& all) {
+  Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  all.check(
+      transfer.valid() && H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) >= 0,
+      "cannot set up collective transfers (HDF5)");
+  return transfer;
+}
+
 /// Attribute name of the file: n values (n == 1: a scalar), stored as fileType.
 void writeAttribute(hid_t file, const char* name, hid_t fileType, hid_t memoryType,
                     const void* data, hsize_t n, const Collective& all) {
@@ -221,10 +230,7 @@ DistributedCheckpointInfo readCheckpointFile(const std::string& file,
             " cells, the decomposition ", n[0], " x ", n[1], " x ", n[2]);
   const hsize_t dims[3] = {hsize_t(n[2]), hsize_t(n[1]), hsize_t(n[0])};
   const Slab slab(decomposition.block(halo.rank()));
-  Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  all.check(
-      transfer.valid() && H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) >= 0,
-      "cannot set up collective transfers (HDF5)");
+  Handle transfer = collectiveTransfer(all);
   for (std::size_t f = 0; f < names.size(); ++f) {
     const std::string& name = names[f];
     Handle data(H5Dopen2(h5.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -280,10 +286,7 @@ void writeCheckpointFile(const std::string& temporary,
   const auto& n = decomposition.cells();
   const hsize_t dims[3] = {hsize_t(n[2]), hsize_t(n[1]), hsize_t(n[0])};
   const Slab slab(decomposition.block(halo.rank()));
-  Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  all.check(
-      transfer.valid() && H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) >= 0,
-      "cannot set up collective transfers (HDF5)");
+  Handle transfer = collectiveTransfer(all);
   for (const auto* field : fields) {
     const std::string& name = field->name();
     std::vector<double> values;

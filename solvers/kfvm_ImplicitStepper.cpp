@@ -57,14 +57,7 @@ StepReport ImplicitStepper<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
 template <class ExecSpace>
 StepReport ImplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
                                             TimeScheme scheme) {
-  phi.requireOn(assembler_.equation().mesh(), "solution");
-  require(assembler_.equation().hasTransient(),
-          "step() needs an equation with a TransientTerm; use solveSteady() otherwise");
-  require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
-          dt);
-  Kokkos::deep_copy(ExecSpace(), previous_.values(), phi.values());
-  const Real theta = scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1);
-  return solve(phi, Real(1) / dt, theta);
+  return step(phi, phi, dt, scheme);  // from phi's own values
 }
 
 template <class ExecSpace>

@@ -43,6 +43,9 @@ class Hdf5Handle {
   }
   Hdf5Handle(const Hdf5Handle&) = delete;
   Hdf5Handle& operator=(const Hdf5Handle&) = delete;
+  Hdf5Handle(Hdf5Handle&& other) noexcept : id_(other.id_), close_(other.close_) {
+    other.id_ = -1;
+  }
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
 

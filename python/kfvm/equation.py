@@ -101,6 +101,13 @@ class _Coefficient:
             compiled.refreshers.append(refresh)
         return target
 
+    def build_not_polynomial(self, mesh, compiled, refusal):
+        """build(), for a term that takes no Polynomial (refusal says so)."""
+        value = self.build(mesh, compiled)
+        if isinstance(value, _kfvm.Polynomial):
+            raise _kfvm.Error(refusal)
+        return value
+
 
 class _Compiled:
     def __init__(self):
@@ -219,10 +226,8 @@ class Equation:
         cpp = module.Equation(mesh._cpp)
         rho = coefficients["transient"]
         if not rho.empty:
-            value = rho.build(mesh, compiled)
-            if isinstance(value, _kfvm.Polynomial):
-                raise _kfvm.Error("TransientTerm: a Polynomial coefficient is not supported")
-            cpp.transient(value)
+            cpp.transient(rho.build_not_polynomial(
+                mesh, compiled, "TransientTerm: a Polynomial coefficient is not supported"))
         D = coefficients["diffusion"]
         if fourth is not None:
             law = [0.0]
@@ -237,10 +242,8 @@ class Equation:
             cpp.diffusion(D.build(mesh, compiled))
         c = coefficients["implicit"]
         if not c.empty:
-            value = c.build(mesh, compiled)
-            if isinstance(value, _kfvm.Polynomial):
-                raise _kfvm.Error("ImplicitSourceTerm: give a Polynomial as a source instead")
-            cpp.implicit_source(value)
+            cpp.implicit_source(c.build_not_polynomial(
+                mesh, compiled, "ImplicitSourceTerm: give a Polynomial as a source instead"))
         s = coefficients["source"]
         if not s.empty:
             cpp.source(s.build(mesh, compiled))

@@ -98,13 +98,13 @@ class Probes:
         return _np.array([v._field.values_at(self.cells) for v in self.variables])
 
     def record(self, time):
-        """Appends a row to the CSV file (when there is one); returns the values."""
+        """Appends a row to the CSV file (when there is one; written and flushed, a failed
+        write raises); returns the values."""
         values = self.values()
         if self.path is not None:
             with open(self.path, "a") as out:
                 out.write(",".join(["%.17g" % time] + ["%.17g" % x for x in values.ravel()]) + "\n")
-                out.flush()
-                _os.fsync(out.fileno())
+                out.flush()  # a full disk raises here (OSError), not later
         return values
 
 

@@ -287,23 +287,24 @@ class CellVariable(_Variable):
         """sum(value * volume), on the device."""
         return self.mesh._module.integrate(self._field, self.mesh._cpp)
 
+    def _face_pairs(self):
+        """The values of each face's two cells (the owner's twice on the boundary)."""
+        cells = self.mesh.faceCellIDs
+        values = self.value
+        owner = values[cells[0]]
+        return owner, _np.where(cells[1] >= 0, values[_np.maximum(cells[1], 0)], owner)
+
     @property
     def faceValue(self):
         """Face values: the mean of the two cells (the owner's on the boundary), as a new
         FaceVariable (computed now, on the host)."""
-        cells = self.mesh.faceCellIDs
-        values = self.value
-        owner = values[cells[0]]
-        neighbour = _np.where(cells[1] >= 0, values[_np.maximum(cells[1], 0)], owner)
+        owner, neighbour = self._face_pairs()
         return FaceVariable(self.mesh, value=0.5 * (owner + neighbour), name=self.name + ".faceValue")
 
     @property
     def harmonicFaceValue(self):
         """Face values by the harmonic mean of the two cells, as a new FaceVariable."""
-        cells = self.mesh.faceCellIDs
-        values = self.value
-        owner = values[cells[0]]
-        neighbour = _np.where(cells[1] >= 0, values[_np.maximum(cells[1], 0)], owner)
+        owner, neighbour = self._face_pairs()
         with _np.errstate(divide="ignore", invalid="ignore"):
             harmonic = _np.where(owner + neighbour != 0,
                                  2 * owner * neighbour / (owner + neighbour), 0.0)

@@ -24,9 +24,16 @@ namespace kfvm::python {
 
 namespace {
 
+#ifdef KFVM_HAVE_DECKS
+/// A deck as `kfvm run` reads it (before Kokkos starts: a bad deck fails first).
+app::Deck readDeckFile(const std::string& path) {
+  return app::readDeck(path, convectionSchemeNames());
+}
+#else
 [[noreturn]] void withoutDecks(const char* what) {
   fail(what, ": this kfvm was built without decks (toml++: libtomlplusplus-dev)");
 }
+#endif
 
 }  // namespace
 
@@ -145,7 +152,7 @@ void bindSharedOutput(py::module_& module) {
         require(cells >= 0 && cells <= 100000, "cells must be in [1, 100000], got ",
                 cells);
         require(!(quiet && verbose), "quiet and verbose exclude each other");
-        app::Deck deck = app::readDeck(path, convectionSchemeNames());
+        app::Deck deck = readDeckFile(path);
         for (int a = 0; a < deck.dimension && cells > 0; ++a) deck.cells[a] = cells;
         app::RunOptions options;
         options.output = output;
@@ -169,7 +176,7 @@ void bindSharedOutput(py::module_& module) {
   module.def(
       "check_deck",
       [](const std::string& path) {
-        const app::Deck deck = app::readDeck(path, convectionSchemeNames());
+        const app::Deck deck = readDeckFile(path);
         const SessionRef running = session();
         const int status = app::checkDeck(deck);
         std::fflush(stdout);

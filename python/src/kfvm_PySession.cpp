@@ -42,8 +42,6 @@ Session::~Session() {
 SessionRef session() {
   if (running) return running;
   if (auto current = alive.lock()) return current;  // released, objects still alive
-  require(!finalized,
-          "Kokkos was finalized at interpreter exit; kfvm cannot start it again");
   return initialize(-1, -1);
 }
 

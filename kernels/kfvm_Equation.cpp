@@ -183,6 +183,25 @@ Equation<ExecSpace>& Equation<ExecSpace>::boundarySlots(const std::vector<Ordina
 }
 
 template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::convectionThroughSlots(
+    const std::vector<Ordinal>& slots) {
+  const Ordinal numSlots = mesh_.numBoundaryFaces();
+  auto host =
+      Kokkos::View<Real*, Kokkos::HostSpace>("kfvm::Equation::convectingSlots", numSlots);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    require(slots[i] >= 0 && slots[i] < numSlots, "convectionThroughSlots: slot ",
+            slots[i], " (entry ", i, ") is not one of the mesh's ", numSlots,
+            " boundary faces");
+    host(slots[i]) = 1;
+  }
+  convectingSlots_ =
+      DeviceView<Real*, ExecSpace>("kfvm::Equation::convectingSlots", numSlots);
+  Kokkos::deep_copy(convectingSlots_, host);
+  convectsThroughSlotsOnly_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::higherOrderBoundarySlots(
     const std::vector<Ordinal>& slots, const std::vector<Real>& a,
     const std::vector<Real>& b, const std::vector<Real>& g) {

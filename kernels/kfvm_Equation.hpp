@@ -46,6 +46,15 @@ class Equation {
   /// BoundaryConditions::setSlots): what FiPy's constrain(value, where=mask) sets.
   Equation& boundarySlots(const std::vector<Ordinal>& slots, const std::vector<Real>& a,
                           const std::vector<Real>& b, const std::vector<Real>& g);
+  /// FiPy's convection boundary, an option: convection passes through the given boundary
+  /// slots only (FiPy's constrained faces) and no other boundary face is open to it. On
+  /// a gradient face (a = 0) the convected value is FiPy's phi_P + (1 - alpha) d g / b,
+  /// alpha the scheme's weight; Dirichlet faces are as without the option. Without it
+  /// (kfvm's default) every boundary face convects the value its condition gives.
+  Equation& convectionThroughSlots(const std::vector<Ordinal>& slots);
+  bool convectsThroughSlotsOnly() const { return convectsThroughSlotsOnly_; }
+  /// 1 at the slots convection passes through (convectionThroughSlots), 0 elsewhere.
+  DeviceView<const Real*, ExecSpace> convectingSlots() const { return convectingSlots_; }
 
   /// Diffusion coefficients, whichever form, must be finite and >= 0: a negative D is
   /// anti-diffusion (backward heat flow, ill-posed), and the harmonic mean to faces is
@@ -142,6 +151,8 @@ class Equation {
   ConvectionScheme scheme_ = ConvectionScheme::Upwind;
   Coefficient<ExecSpace> rho_, D_, c_, s_;
   ConvectionVelocity<ExecSpace> velocity_;
+  bool convectsThroughSlotsOnly_ = false;
+  DeviceView<Real*, ExecSpace> convectingSlots_;
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
   Polynomial diffusionLaw_, sourceLaw_;
   bool hasHigherOrder_ = false;

@@ -45,6 +45,21 @@ KOKKOS_INLINE_FUNCTION BoundaryFlux boundaryFlux(Real k, Real a, Real b, Real g,
   return flux;
 }
 
+/// boundaryFlux() under FiPy's convection boundary (Equation::convectionThroughSlots):
+/// convection only where the face is open to it (FiPy's constrained faces); on a
+/// gradient face (a = 0) with FiPy's face value phi_P + (1 - alpha) d g / b.
+KOKKOS_INLINE_FUNCTION BoundaryFlux fipyBoundaryFlux(Real k, Real a, Real b, Real g,
+                                                     Real d, Real F, bool open,
+                                                     ConvectionScheme scheme) {
+  if (!open || F == 0) return boundaryFlux(k, a, b, g, d, 0, scheme);
+  if (a != 0) return boundaryFlux(k, a, b, g, d, F, scheme);
+  BoundaryFlux flux = boundaryFlux(k, a, b, g, d, 0, scheme);
+  const Real alpha = convectionAlpha(scheme, pecletNumber(F, k / d));
+  flux.aB += F;
+  flux.cB -= F * (1 - alpha) * d * g / b;
+  return flux;
+}
+
 /// Everything the kernels read from the mesh, equation and boundary conditions.
 template <class ExecSpace>
 struct AssemblyGeometry {
@@ -59,6 +74,8 @@ struct AssemblyGeometry {
   bool diffusionPerFace, transient, convection;
   ConvectionVelocity<ExecSpace> velocity;
   ConvectionScheme scheme;
+  bool convectsThroughSlotsOnly;
+  DeviceView<const Real*, ExecSpace> convectingSlots;
 
   explicit AssemblyGeometry(const Equation<ExecSpace>& equation) {
     const auto& mesh = equation.mesh();
@@ -85,6 +102,8 @@ struct AssemblyGeometry {
     convection = equation.hasConvection();
     velocity = equation.convectionVelocity();
     scheme = equation.convectionScheme();
+    convectsThroughSlotsOnly = equation.convectsThroughSlotsOnly();
+    convectingSlots = equation.convectingSlots();
   }
 
   /// Distance from the owner's centre to face f, along the face normal.
@@ -115,6 +134,9 @@ struct AssemblyGeometry {
   /// The Robin boundary face f of cell P, as J = aB phi_P - cB.
   KOKKOS_INLINE_FUNCTION BoundaryFlux boundary(Ordinal f, Real k) const {
     const Ordinal bs = faceSlots(f);
+    if (convectsThroughSlotsOnly)
+      return fipyBoundaryFlux(k, robinA(bs), robinB(bs), robinG(bs), distances(f),
+                              volumeFlux(f), convectingSlots(bs) > 0, scheme);
     return boundaryFlux(k, robinA(bs), robinB(bs), robinG(bs), distances(f),
                         volumeFlux(f), scheme);
   }

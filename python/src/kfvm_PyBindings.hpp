@@ -64,6 +64,9 @@ template <class Space>
 void bindEquations(py::module_& backend);
 template <class Space>
 void bindBackendOutput(py::module_& backend);
+/// CsrSystem: a matrix assembled elsewhere (CSR arrays) solved by a kfvm solver.
+template <class Space>
+void bindLinearSystem(py::module_& backend);
 
 /// Backend-independent types: BoundaryCondition, Polynomial, the reports.
 void bindSharedEquationTypes(py::module_& module);

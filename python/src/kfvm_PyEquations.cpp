@@ -194,6 +194,12 @@ void bindEquations(py::module_& backend) {
               const std::vector<double>& g) {
              e.value.higherOrderBoundarySlots(slots, realsOf(a), realsOf(b), realsOf(g));
            })
+      .def(
+          "convection_through_slots",
+          [](PyEquation& e, const std::vector<Ordinal>& slots) {
+            e.value.convectionThroughSlots(slots);
+          },
+          py::arg("slots"))
       .def("validate", [](const PyEquation& e) { e.value.validate(); })
       .def_property_readonly("has_transient",
                              [](const PyEquation& e) { return e.value.hasTransient(); })

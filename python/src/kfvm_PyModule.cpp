@@ -21,6 +21,7 @@ void bindBackend(py::module_& module) {
   bindMeshFields<Space>(backend);
   bindEquations<Space>(backend);
   bindBackendOutput<Space>(backend);
+  bindLinearSystem<Space>(backend);
 }
 
 py::dict infoDict() {

@@ -1,0 +1,261 @@
+"""FiPy's eq.solve() and eq.sweep() on kfvm: the translated equation compiled once per
+structure into kfvm's C++ equation and stepper, its coefficient arrays, old values
+and initial guess moved to the device only when they changed, the answer written back
+into FiPy's variable."""
+
+import time as _time
+import warnings as _warnings
+from collections import OrderedDict as _OrderedDict
+
+import numpy as _np
+
+from .meshes import Untranslatable, mapped_grid
+from .solvers import kfvm_solver_of
+from .translate import Translation
+
+
+class ConvergenceWarning(UserWarning):
+    """A kfvm solve that stopped before its tolerance (FiPy warns too, and goes on)."""
+
+
+def _constraints(var, grid):
+    """FiPy's face constraints of var as kfvm Robin coefficients per boundary slot:
+    values (a = 1, b = 0, g = value) and gradients (a = 0, b = 1, g = grad . n)."""
+    if getattr(var, "_constraints", None):
+        raise Untranslatable("the variable has cell constraints")
+    n = grid.kfvm._cpp.num_boundary_faces
+    a, b, g = _np.zeros(n), _np.ones(n), _np.zeros(n)
+    kind = _np.zeros(n, dtype=_np.int8)  # 0 free, 1 value, 2 gradient
+    slots_of = grid.boundary_slot_of_fipy_face
+    faces = grid.fipy.numberOfFaces
+
+    def selected(constraint):
+        where = constraint.where
+        mask = _np.ones(faces, dtype=bool) if where is None else \
+            _np.asarray(getattr(where, "value", where), dtype=bool)
+        if mask.shape != (faces,):
+            raise Untranslatable("a constraint's mask has shape %s" % (mask.shape,))
+        chosen = _np.flatnonzero(mask)
+        slots = slots_of[chosen]
+        if _np.any(slots < 0):
+            raise Untranslatable("a constraint on interior faces (kfvm constrains boundary "
+                                 "faces)")
+        return chosen, slots
+
+    def values(v):
+        return _np.asarray(getattr(v, "value", v), dtype=float)
+
+    for constraint in getattr(var, "faceConstraints", []):
+        chosen, slots = selected(constraint)
+        value = values(constraint.value)
+        if value.ndim == 1 and value.shape[0] == faces:
+            value = value[chosen]
+        elif value.size == 1:
+            value = _np.full(len(chosen), float(value.reshape(-1)[0]))
+        elif value.shape != (len(chosen),):
+            raise Untranslatable("a value constraint of shape %s" % (value.shape,))
+        if _np.any(kind[slots] == 2):
+            raise Untranslatable("a face with both a value and a gradient constraint")
+        a[slots], b[slots], g[slots], kind[slots] = 1.0, 0.0, value, 1
+    face_grad = getattr(var, "_faceGrad", None)
+    for constraint in (face_grad.constraints if face_grad is not None else []):
+        chosen, slots = selected(constraint)
+        vector = values(constraint.value)
+        dim = grid.dim
+        if vector.ndim <= 1:
+            vector = _np.broadcast_to(vector.reshape(-1, 1), (dim, 1)) if vector.size in (1, dim) \
+                else None
+        elif vector.ndim == 2 and vector.shape[0] in (1, dim):
+            if vector.shape[1] == faces:
+                vector = vector[:, chosen]
+            elif vector.shape[1] not in (1, len(chosen)):
+                vector = None
+            else:
+                vector = _np.broadcast_to(vector, (dim, vector.shape[1]))
+        else:
+            vector = None
+        if vector is None:
+            raise Untranslatable("a gradient constraint of shape %s"
+                                 % (_np.shape(constraint.value),))
+        normals = grid.kfvm_normals_in_fipy_order[:, chosen]
+        q = _np.sum(vector * normals, axis=0) * _np.ones(len(chosen))
+        if _np.any(kind[slots] == 1):
+            raise Untranslatable("a face with both a value and a gradient constraint")
+        a[slots], b[slots], g[slots], kind[slots] = 0.0, 1.0, q, 2
+    order = _np.flatnonzero(kind)
+    return order, a[order], b[order], g[order]
+
+
+class _Compiled:
+    """kfvm's equation and stepper for one structure, with the device copies of its
+    coefficients and what was last moved there."""
+
+    def __init__(self, translation, grid, solver_name, parameters, slots):
+        module = grid.kfvm._module
+        mesh = grid.kfvm._cpp
+        self.grid = grid
+        self.fields = {}
+        self.last = {}
+        cpp = module.Equation(mesh)
+        t = translation
+
+        def coefficient(name, value, make):
+            if value.is_constant:
+                return value.constant
+            field = make(mesh, "kfvm::fipy::" + name, 0.0)
+            self.fields[name] = field
+            return field
+
+        if t.has_transient:
+            cpp.transient(coefficient("rho", t.rho, module.CellField))
+        if not (t.D.is_constant and t.D.constant == 0):
+            cpp.diffusion(coefficient("D", t.D, module.FaceField))
+        if not (t.implicit.is_constant and t.implicit.constant == 0):
+            cpp.implicit_source(coefficient("c", t.implicit, module.CellField))
+        source = t.source_in_kfvm_order()
+        if not (source.is_constant and source.constant == 0):
+            cpp.source(coefficient("s", source, module.CellField))
+        if t.velocity is not None:
+            if t.velocity.is_constant:
+                cpp.convection(*t.velocity.constant, t.scheme)
+            else:
+                cpp.convection(coefficient("u", t.velocity, module.FaceField), t.scheme)
+        order, a, b, g = slots
+        if len(order):
+            cpp.boundary_slots(order.tolist(), a.tolist(), b.tolist(), g.tolist())
+        if t.velocity is not None:
+            cpp.convection_through_slots(order.tolist())  # FiPy's: constrained faces only
+        cpp.validate()
+        self.cpp = cpp
+        self.stepper = module.ImplicitStepper(cpp, solver_name, parameters)
+        self.phi = module.CellField(mesh, "kfvm::fipy::phi", 0.0)
+        self.old = module.CellField(mesh, "kfvm::fipy::old", 0.0)
+        self.bytes_moved = 0
+
+    def upload(self, name, array):
+        """Moves a coefficient (or phi, old) to the device when it differs from the last."""
+        last = self.last.get(name)
+        if last is not None and last.shape == array.shape and _np.array_equal(last, array):
+            return False
+        if name == "phi":
+            target = self.phi
+        elif name == "old":
+            target = self.old
+        else:
+            target = self.fields[name]
+        target.assign(array)
+        self.last[name] = _np.array(array, copy=True)
+        self.bytes_moved += array.nbytes
+        return True
+
+    def refresh(self, translation):
+        t = translation
+        for name, value in (("rho", t.rho), ("D", t.D), ("c", t.implicit),
+                            ("s", t.source_in_kfvm_order()), ("u", t.velocity)):
+            if name in self.fields:
+                self.upload(name, value.array)
+
+
+class Engine:
+    """Compiled equations by structure (a bounded cache) and the record of what ran where."""
+
+    capacity = 32
+
+    def __init__(self):
+        self.compiled = _OrderedDict()
+        self.records = _OrderedDict()
+        self.backend = None
+
+    def record(self, term, var, where, reason, seconds, compiled=False):
+        key = (type(term).__name__, repr(term), getattr(var, "name", ""))
+        entry = self.records.get(key)
+        if entry is None:
+            entry = {"equation": "%s for %s" % (repr(term)[:160], getattr(var, "name", "") or "var"),
+                     "where": where, "reason": reason, "calls": 0, "seconds": 0.0,
+                     "compiles": 0}
+            self.records[key] = entry
+            first = True
+        else:
+            first = entry["where"] != where or entry["reason"] != reason
+            entry["where"], entry["reason"] = where, reason
+        entry["calls"] += 1
+        entry["seconds"] += seconds
+        entry["compiles"] += int(compiled)
+        return first
+
+    def _compiled_for(self, translation, var, solver_spec, slots):
+        name, parameters, _ = solver_spec
+        key = (id(var), id(translation.grid), translation.signature, name,
+               tuple(sorted(parameters.items())), slots[0].tobytes(), slots[1].tobytes(),
+               slots[2].tobytes(), slots[3].tobytes())
+        entry = self.compiled.get(key)
+        if entry is not None and entry[0] is var:
+            self.compiled.move_to_end(key)
+            return entry[1], False
+        compiled = _Compiled(translation, translation.grid, name, parameters, slots)
+        self.compiled[key] = (var, compiled)
+        while len(self.compiled) > self.capacity:
+            self.compiled.popitem(last=False)
+        return compiled, True
+
+    def run(self, term, var, solver, dt, sweep):
+        """Solves (or sweeps) term for var on kfvm. Returns (residual, compiled?) or
+        raises Untranslatable (then FiPy solves it)."""
+        if var is None:
+            var = term.var
+        if var is None:
+            raise Untranslatable("no variable was given")
+        if type(var).__name__ != "CellVariable" or var.rank != 0:
+            raise Untranslatable("the variable is a %s of rank %s"
+                                 % (type(var).__name__, getattr(var, "rank", "?")))
+        grid = mapped_grid(var.mesh, self.backend)
+        translation = Translation(term, var, grid)
+        if translation.has_transient and dt is None:
+            raise Untranslatable("a TransientTerm without dt")
+        kinds = {"convection"} if translation.velocity is not None else set()
+        solver_spec = kfvm_solver_of(solver, kinds)
+        slots = _constraints(var, grid)
+        compiled, fresh = self._compiled_for(translation, var, solver_spec, slots)
+        compiled.refresh(translation)
+        phi = _np.asarray(var.value, dtype=float).reshape(-1)
+        compiled.upload("phi", grid.cells_to_kfvm(phi))
+        has_old = getattr(var, "_old", None) is not None
+        if has_old:
+            compiled.upload("old", grid.cells_to_kfvm(
+                _np.asarray(var.old.value, dtype=float).reshape(-1)))
+        old = compiled.old if has_old else compiled.phi
+        if not translation.has_transient:
+            if sweep:
+                report = compiled.stepper.sweep(compiled.phi, compiled.phi, 0.0,
+                                                "backward-euler")
+            else:
+                report = compiled.stepper.solve_steady(compiled.phi)
+        elif sweep:
+            report = compiled.stepper.sweep(compiled.phi, old, float(dt), "backward-euler")
+        elif has_old:
+            report = compiled.stepper.step_from(compiled.phi, compiled.old, float(dt),
+                                                "backward-euler")
+        else:
+            report = compiled.stepper.step(compiled.phi, float(dt), "backward-euler")
+        if not report.converged:
+            _warnings.warn("kfvm.fipy: %s did not converge for '%s': %s"
+                           % (report.solver, var.name, report.reason), ConvergenceWarning,
+                           stacklevel=4)
+        answer = grid.cells_from_kfvm(compiled.phi.copy_to_numpy())
+        compiled.last["phi"] = grid.cells_to_kfvm(answer).copy()
+        var.value = answer.reshape(var.shape)
+        return report.initial_residual, fresh
+
+
+_engine = Engine()
+
+
+def engine():
+    return _engine
+
+
+def timed_run(term, var, solver, dt, sweep):
+    start = _time.perf_counter()
+    residual, fresh = _engine.run(term, var, solver, dt, sweep)
+    return residual, fresh, _time.perf_counter() - start
+

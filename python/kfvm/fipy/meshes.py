@@ -1,0 +1,134 @@
+"""FiPy's Cartesian grids as kfvm grids, with the maps between their numberings."""
+
+import numpy as _np
+
+from .. import mesh as _kmesh
+
+#: The FiPy mesh classes kfvm maps (by exact type: FiPy's cylindrical, spherical,
+#: periodic and skewed grids derive from some of them and are other geometries).
+_GRID_CLASSES = ("UniformGrid1D", "UniformGrid2D", "UniformGrid3D",
+                 "NonUniformGrid1D", "NonUniformGrid2D", "NonUniformGrid3D")
+
+
+class Untranslatable(Exception):
+    """What kfvm cannot take over from FiPy; the message says what and why."""
+
+
+def _nearest(points, values):
+    """Index of the nearest of sorted points for each value."""
+    if len(points) == 1:
+        return _np.zeros(len(values), dtype=_np.int64)
+    midpoints = 0.5 * (points[1:] + points[:-1])
+    return _np.searchsorted(midpoints, values).astype(_np.int64)
+
+
+def _face_keys(centres, normals, vertices, cells):
+    """An integer per face from its normal axis and its position: (axis, i, j, k) with
+    i, j, k indices of vertices along the normal axis and of cells across it."""
+    dim = centres.shape[0]
+    axis = _np.argmax(_np.abs(normals), axis=0)
+    key = axis.astype(_np.int64)
+    for a in range(dim):
+        along = _nearest(vertices[a], centres[a])
+        across = _nearest(cells[a], centres[a])
+        index = _np.where(axis == a, along, across)
+        key = key * (len(vertices[a]) + 1) + index
+    return key
+
+
+def _cell_keys(centres, cells):
+    key = _np.zeros(centres.shape[1], dtype=_np.int64)
+    for a in range(centres.shape[0]):
+        key = key * len(cells[a]) + _nearest(cells[a], centres[a])
+    return key
+
+
+def _permutation(source_keys, target_keys, what):
+    """p with target_keys[p] == source_keys (source entry i is target entry p[i])."""
+    order = _np.argsort(target_keys, kind="stable")
+    position = _np.searchsorted(target_keys[order], source_keys)
+    position = _np.minimum(position, len(order) - 1)
+    p = order[position]
+    if not _np.array_equal(target_keys[p], source_keys) or len(_np.unique(p)) != len(p):
+        raise Untranslatable("its %s do not map one to one onto a kfvm grid's" % what)
+    return p
+
+
+class MappedGrid:
+    """A kfvm grid with FiPy's mesh's cells and faces, and the maps between them.
+
+    cell_to_kfvm[i] is the kfvm cell of FiPy's cell i (the identity on FiPy's grids,
+    which number cells as kfvm does, x fastest); face_to_kfvm[f] the kfvm face of
+    FiPy's face f.
+    """
+
+    def __init__(self, fipy_mesh, backend=None):
+        name = type(fipy_mesh).__name__
+        if name not in _GRID_CLASSES:
+            raise Untranslatable("its mesh is a FiPy %s; kfvm maps FiPy's Grid1D/2D/3D "
+                                 "(uniform or not) only, until it has general meshes" % name)
+        dim = fipy_mesh.dim
+        vertex_coords = _np.asarray(fipy_mesh.vertexCoords, dtype=float)
+        vertices = [_np.unique(vertex_coords[a]) for a in range(dim)]
+        shape = tuple(int(n) for n in fipy_mesh.shape)[:dim]
+        if tuple(len(v) - 1 for v in vertices) != shape:
+            raise Untranslatable("its vertices do not form a %s grid" % (shape,))
+        widths = [_np.diff(v) for v in vertices]
+        counts = [len(w) for w in widths] + [1] * (3 - dim)
+        spacings = [w for w in widths] + [1.0] * (3 - dim)
+        make = {1: _kmesh.Grid1D, 2: _kmesh.Grid2D, 3: _kmesh.Grid3D}[dim]
+        arguments = {}
+        for a, axis in enumerate("xyz"[:dim]):
+            arguments["n" + axis] = counts[a]
+            arguments["d" + axis] = spacings[a]
+        self.kfvm = make(backend=backend, **arguments)
+        self.fipy = fipy_mesh
+        self.dim = dim
+        origin = _np.array([v[0] for v in vertices]).reshape(dim, 1)
+        cells = [0.5 * (v[1:] + v[:-1]) - v[0] for v in vertices]
+        local = [v - v[0] for v in vertices]
+
+        fipy_cells = _np.asarray(fipy_mesh.cellCenters, dtype=float) - origin
+        self.cell_to_kfvm = _permutation(_cell_keys(fipy_cells, cells),
+                                         _cell_keys(self.kfvm.cellCenters, cells), "cells")
+        self.cells_identity = bool(_np.array_equal(self.cell_to_kfvm,
+                                                   _np.arange(len(self.cell_to_kfvm))))
+        fipy_faces = _np.asarray(fipy_mesh.faceCenters, dtype=float) - origin
+        fipy_normals = _np.asarray(fipy_mesh.faceNormals, dtype=float)
+        self.face_to_kfvm = _permutation(
+            _face_keys(fipy_faces, fipy_normals, local, cells),
+            _face_keys(self.kfvm.faceCenters, self.kfvm.faceNormals, local, cells), "faces")
+        #: kfvm's face normals (owner to neighbour, outward on the boundary) in FiPy's
+        #: face order: a FiPy face vector dotted with them is kfvm's normal component.
+        self.kfvm_normals_in_fipy_order = self.kfvm.faceNormals[:, self.face_to_kfvm]
+        self.boundary_slot_of_fipy_face = self.kfvm._faceSlots[self.face_to_kfvm]
+
+    def cells_to_kfvm(self, values):
+        """FiPy cell values in kfvm's order."""
+        if self.cells_identity:
+            return values
+        out = _np.empty_like(values)
+        out[self.cell_to_kfvm] = values
+        return out
+
+    def cells_from_kfvm(self, values):
+        """kfvm cell values in FiPy's order."""
+        return values if self.cells_identity else values[self.cell_to_kfvm]
+
+    def faces_to_kfvm(self, values):
+        out = _np.empty_like(values)
+        out[self.face_to_kfvm] = values
+        return out
+
+
+_grids = {}
+
+
+def mapped_grid(fipy_mesh, backend=None):
+    """The MappedGrid of a FiPy mesh, built once per mesh and backend."""
+    key = (id(fipy_mesh), backend)
+    entry = _grids.get(key)
+    if entry is None or entry[0] is not fipy_mesh:
+        entry = (fipy_mesh, MappedGrid(fipy_mesh, backend))
+        _grids[key] = entry
+    return entry[1]

@@ -1,0 +1,178 @@
+"""FiPy's solvers on kfvm: solver classes that take the matrix FiPy assembled (solver
+level), and the kfvm solver that stands for any FiPy solver object (equation level)."""
+
+import os as _os
+
+import numpy as _np
+from fipy.solvers.scipy.scipySolver import ScipySolver as _ScipySolver
+
+from .. import _kfvm
+from ..mesh import _backend_module
+from .meshes import Untranslatable
+
+#: kfvm has no direct solver: FiPy's LU (which refines to round-off) is GMRES with
+#: ILU(0) to this relative residual.
+LU_TOLERANCE = 1e-12
+#: The iterations allowed for FiPy's LU, whose own count is of refinement steps.
+LU_ITERATIONS = 5000
+
+
+def _method_of(solver):
+    """kfvm's method for a FiPy solver class, by its name (any suite's)."""
+    name = type(solver).__name__
+    for fragment, method in (("Bicgstab", "bicgstab"), ("CGS", "bicgstab"),
+                             ("GMRES", "gmres"), ("PCG", "cg"), ("CG", "cg"),
+                             ("LU", "lu")):
+        if fragment in name:
+            return method
+    return None
+
+
+def _preconditioner_of(precon):
+    if precon is None:
+        return "none"
+    name = type(precon).__name__
+    if "Jacobi" in name:
+        return "jacobi"
+    if "ILU" in name:
+        return "ilu0"
+    raise Untranslatable("its preconditioner %s (kfvm has Jacobi and ILU(0))" % name)
+
+
+def _parameters(method, tolerance, absolute, iterations, preconditioner):
+    parameters = {"tolerance": repr(float(tolerance)),
+                  "absolute_tolerance": repr(float(absolute)),
+                  "max_iterations": str(int(iterations)),
+                  "preconditioner": preconditioner}
+    if method == "gmres":
+        parameters["restart"] = "50"
+    return parameters
+
+
+def kfvm_solver_of(solver, kinds):
+    """(kfvm solver name, parameters, criterion) standing for a FiPy solver object at the
+    equation level: the same method, tolerance (FiPy's default criterion, relative to
+    the right-hand side, or 'unscaled'), iterations and preconditioner. None (FiPy's
+    default, an LU) is CG, or GMRES with ILU(0) for convection, to LU_TOLERANCE."""
+    if solver is None:
+        method = "gmres" if "convection" in kinds else "cg"
+        return method, _parameters(method, LU_TOLERANCE, 0.0, LU_ITERATIONS,
+                                   "ilu0" if method == "gmres" else "jacobi"), "default"
+    method = _method_of(solver)
+    if method is None:
+        raise Untranslatable("its solver is a %s" % type(solver).__name__)
+    criterion = getattr(solver, "criterion", "default")
+    tolerance = float(solver.tolerance)
+    iterations = int(solver.iterations)
+    if method == "lu":
+        return "gmres", _parameters("gmres", min(tolerance, LU_TOLERANCE), 0.0,
+                                    LU_ITERATIONS, "ilu0"), criterion
+    if criterion in ("default", "RHS", "legacy"):
+        relative, absolute = tolerance, 0.0
+    elif criterion == "unscaled":
+        relative, absolute = 0.0, tolerance
+    else:
+        raise Untranslatable("its solver's criterion '%s' (kfvm's equation level takes "
+                             "'default', 'RHS', 'legacy' and 'unscaled')" % criterion)
+    precon = _preconditioner_of(getattr(solver, "preconditioner", None))
+    return method, _parameters(method, relative, absolute, iterations, precon), criterion
+
+
+def _backend():
+    return _os.environ.get("KFVM_FIPY_BACKEND") or None
+
+
+class _KfvmSolver(_ScipySolver):
+    """A FiPy solver whose solve runs on kfvm (the matrix FiPy assembled, moved to
+    kfvm's device: its structure once, its values at every solve). Takes FiPy's
+    tolerance, criterion ('default', 'RHS', 'legacy', 'unscaled', 'matrix',
+    'initial'), iterations and precon (None, Jacobi or ILU)."""
+
+    _method = None
+
+    def __init__(self, tolerance="default", absolute_tolerance=0.0, criterion="default",
+                 iterations="default", precon="default", backend=None):
+        super().__init__(tolerance=tolerance, absolute_tolerance=absolute_tolerance,
+                         criterion=criterion, iterations=iterations, precon=precon)
+        self.backend = backend if backend is not None else _backend()
+        self._system = None
+        self._system_key = None
+        self.last_report = None
+
+    def _target(self, L, x, b):
+        """The residual norm ||b - L x|| to reach, by FiPy's criterion."""
+        criterion = self.criterion
+        if criterion in ("default", "RHS", "legacy"):
+            scale = _np.linalg.norm(b)
+        elif criterion == "unscaled":
+            scale = 1.0
+        elif criterion == "matrix":
+            scale = abs(L).sum(axis=1).max()
+        elif criterion == "initial":
+            scale = _np.linalg.norm(L @ x - b)
+        else:
+            raise _kfvm.Error("kfvm.fipy: criterion '%s' is not offered (give 'default', "
+                              "'RHS', 'legacy', 'unscaled', 'matrix' or 'initial')"
+                              % criterion)
+        return float(self.tolerance) * float(scale), criterion in ("default", "RHS", "legacy")
+
+    def _solve_(self, L, x, b):
+        L = L.tocsr()
+        L.sum_duplicates()
+        L.sort_indices()
+        target, relative = self._target(L, x, b)
+        method = self._method
+        iterations = self.iterations
+        try:
+            precon = _preconditioner_of(self.preconditioner)
+        except Untranslatable as e:
+            raise _kfvm.Error("kfvm.fipy: %s" % e) from None
+        if method == "lu":
+            method, iterations, precon = "gmres", LU_ITERATIONS, "ilu0"
+        if relative:
+            tolerance = min(float(self.tolerance), LU_TOLERANCE) if self._method == "lu" \
+                else float(self.tolerance)
+            parameters = _parameters(method, tolerance, self.absolute_tolerance,
+                                     iterations, precon)
+        else:
+            parameters = _parameters(method, 0.0, max(target, self.absolute_tolerance,
+                                                      1e-300), iterations, precon)
+        key = (method, tuple(sorted(parameters.items())))
+        if self._system is None or self._system_key != key:
+            self._system = _backend_module(self.backend).CsrSystem(method, parameters)
+            self._system_key = key
+        self._system.set_matrix(L.shape[0], L.indptr, L.indices, L.data)
+        x = _np.array(x, dtype=float, copy=True)
+        report = self._system.solve(_np.asarray(b, dtype=float), x)
+        self.last_report = report
+        self._setConvergence(suite="scipy", code=0 if report.converged else 1,
+                             actual_code=0 if report.converged else report.iterations,
+                             iterations=report.iterations,
+                             tolerance_scale=1.0,
+                             residual=report.final_residual)
+        self.convergence.warn()
+        return x
+
+    def _canSolveAsymmetric(self):
+        return self._method != "cg"
+
+
+def _solver_class(name, method, doc):
+    return type(name, (_KfvmSolver,), {"_method": method, "__doc__": doc,
+                                       "__module__": __name__})
+
+
+LinearCGSolver = _solver_class("LinearCGSolver", "cg", "Conjugate gradients on kfvm.")
+LinearPCGSolver = LinearCGSolver
+LinearGMRESSolver = _solver_class("LinearGMRESSolver", "gmres",
+                                  "GMRES (restart 50) on kfvm.")
+LinearBicgstabSolver = _solver_class("LinearBicgstabSolver", "bicgstab",
+                                     "BiCGStab on kfvm.")
+LinearLUSolver = _solver_class(
+    "LinearLUSolver", "lu",
+    "FiPy's LU's place: kfvm has no direct solver (multigrid comes with kfvm's "
+    "multigrid), so this is GMRES with ILU(0) to a relative residual of 1e-12 (or the "
+    "tolerance given, when smaller).")
+DefaultSolver = LinearLUSolver
+DefaultAsymmetricSolver = LinearLUSolver
+GeneralSolver = LinearLUSolver

@@ -1,0 +1,265 @@
+"""A FiPy equation read as kfvm's: its terms, their coefficients evaluated by FiPy to
+arrays, and the variable's constraints, in kfvm's form and numbering.
+
+kfvm's form is rho dphi/dt + div(u phi) = div(D grad phi) + c phi + s. FiPy's equation
+is a sum of terms equal to zero, each term's sign folded into its coefficient; the
+translation multiplies the sum by sigma = +-1 so that rho >= 0 (or, steady, D >= 0).
+"""
+
+import numpy as _np
+
+from fipy import terms as _terms
+from fipy.terms.binaryTerm import _BinaryTerm
+from fipy.terms.explicitSourceTerm import _ExplicitSourceTerm
+from fipy.variables.variable import Variable as _Variable
+
+from .meshes import Untranslatable
+
+_DIFFUSION = (_terms.DiffusionTerm, _terms.DiffusionTermCorrection,
+              _terms.DiffusionTermNoCorrection, _terms.ImplicitDiffusionTerm)
+#: FiPy's implicit convection terms and kfvm's scheme of the same discretisation.
+_SCHEMES = {
+    _terms.CentralDifferenceConvectionTerm: "central",
+    _terms.UpwindConvectionTerm: "upwind",
+    _terms.PowerLawConvectionTerm: "power-law",
+    _terms.ExponentialConvectionTerm: "exponential",
+    _terms.HybridConvectionTerm: "hybrid",
+}
+_KIND_OF = dict([(c, "diffusion") for c in _DIFFUSION]
+                + [(c, "convection") for c in _SCHEMES]
+                + [(_terms.TransientTerm, "transient"),
+                   (_terms.ImplicitSourceTerm, "implicit"),
+                   (_ExplicitSourceTerm, "source")])
+
+
+def leaves(term):
+    """The unary terms of a FiPy equation (a tree of _BinaryTerm)."""
+    if isinstance(term, _BinaryTerm):
+        return leaves(term.term) + leaves(term.other)
+    return [term]
+
+
+class Value:
+    """A coefficient evaluated now: a number fixed in the equation's structure
+    (constant), or values per cell or face (array) or one value that may change
+    (a FiPy Variable of one value)."""
+
+    def __init__(self, constant=None, array=None):
+        self.constant = constant
+        self.array = array
+
+    @property
+    def is_constant(self):
+        return self.array is None
+
+
+def _evaluate(coeff, size, what):
+    if isinstance(coeff, (int, float, _np.floating, _np.integer)):
+        return Value(constant=float(coeff))
+    if isinstance(coeff, _Variable):
+        value = coeff.value
+        unit = getattr(value, "unit", None)
+        if unit is not None and not getattr(unit, "isDimensionless", lambda: True)():
+            raise Untranslatable("%s carries physical units" % what)
+        array = _np.asarray(value, dtype=float)
+        if array.shape == () or array.shape == (1,):
+            return Value(array=_np.full(size, float(array.reshape(-1)[0])))
+        if array.shape != (size,):
+            raise Untranslatable("%s has shape %s (kfvm takes a number or one value per "
+                                 "%s)" % (what, array.shape,
+                                          "cell" if size else "face"))
+        return Value(array=array)
+    try:
+        array = _np.asarray(coeff, dtype=float)
+    except (TypeError, ValueError):
+        raise Untranslatable("%s is a %s" % (what, type(coeff).__name__)) from None
+    if array.shape == ():
+        return Value(constant=float(array))
+    if array.shape == (size,):
+        return Value(array=array)
+    raise Untranslatable("%s has shape %s" % (what, array.shape))
+
+
+def _signature_of(value):
+    return ("number", value.constant) if value.is_constant else ("array",)
+
+
+class Translation:
+    """The FiPy equation `term` for `var` on kfvm's grid `grid`, evaluated now.
+
+    signature: what a compiled kfvm equation depends on (the terms' kinds, the numbers
+    fixed in them, the constraints' faces); the other attributes are the values of this
+    call, in kfvm's numbering.
+    """
+
+    def __init__(self, term, var, grid):
+        self.grid = grid
+        cells = grid.kfvm.numberOfCells
+        faces = grid.kfvm.numberOfFaces
+        parts = {"transient": [], "diffusion": [], "implicit": [], "source": [],
+                 "convection": []}
+        schemes = set()
+        fourth = []
+        for leaf in leaves(term):
+            if leaf.var is not None and leaf.var is not var:
+                raise Untranslatable("a term acts on another variable (%s)" % leaf.var.name)
+            kind = _KIND_OF.get(type(leaf))
+            if kind is None:
+                raise Untranslatable("kfvm does not translate FiPy's %s yet"
+                                     % type(leaf).__name__)
+            if kind == "diffusion":
+                if leaf.order == 4:
+                    fourth.append(leaf)
+                    continue
+                if leaf.order != 2:
+                    raise Untranslatable("a DiffusionTerm of order %d" % leaf.order)
+                parts[kind].append((leaf, _evaluate(leaf.nthCoeff, faces,
+                                                    "a DiffusionTerm's coefficient")))
+            elif kind == "convection":
+                schemes.add(_SCHEMES[type(leaf)])
+                parts[kind].append((leaf, self._velocity(leaf.coeff, grid)))
+            else:
+                parts[kind].append((leaf, _evaluate(leaf.coeff, cells,
+                                                    "a %s's coefficient" % type(leaf).__name__)))
+        if len(schemes) > 1:
+            raise Untranslatable("convection terms of several schemes (%s)"
+                                 % ", ".join(sorted(schemes)))
+        self.scheme = schemes.pop() if schemes else None
+        if fourth:
+            raise Untranslatable("its fourth-order DiffusionTerm (kfvm's takes FiPy's "
+                                 "form with a second-order face coefficient next to it: "
+                                 "not yet)")
+        self._parts = parts
+        rho = self._sum(parts["transient"], cells)
+        D = self._sum(parts["diffusion"], faces)
+        sigma = 1.0
+        if parts["transient"]:
+            r = rho.constant if rho.is_constant else rho.array
+            if _np.all(_np.asarray(r) <= 0):
+                sigma = -1.0
+        elif parts["diffusion"]:
+            d = D.constant if D.is_constant else D.array
+            if _np.all(_np.asarray(d) >= 0):
+                sigma = -1.0
+        self.sigma = sigma
+        self.rho = self._scaled(rho, sigma)
+        self.D = self._scaled(D, -sigma)
+        self._check_signs(var)
+        self.implicit, explicit_part = self._implicit_sources(var, term, cells)
+        self.source = self._scaled(self._sum(parts["source"], cells), -sigma)
+        if explicit_part is not None:
+            base = self.source.array if not self.source.is_constant else \
+                _np.full(cells, self.source.constant)
+            self.source = Value(array=base + explicit_part)
+        self.velocity = None
+        if parts["convection"]:
+            self.velocity = self._sum_velocity([v for _, v in parts["convection"]], sigma)
+        self.has_transient = bool(parts["transient"])
+        self.signature = (
+            tuple((type(leaf).__name__, _signature_of(v)) for k in
+                  ("transient", "diffusion", "implicit", "source")
+                  for leaf, v in parts[k]),
+            tuple(_signature_of(v) for _, v in parts["convection"]),
+            self.scheme, sigma, self.implicit_signature)
+
+    # -- coefficients ------------------------------------------------------------------
+    @staticmethod
+    def _sum(entries, size):
+        if not entries:
+            return Value(constant=0.0)
+        if all(v.is_constant for _, v in entries):
+            return Value(constant=sum(v.constant for _, v in entries))
+        total = _np.zeros(size)
+        for _, v in entries:
+            total = total + (v.constant if v.is_constant else v.array)
+        return Value(array=total)
+
+    @staticmethod
+    def _scaled(value, factor):
+        if value.is_constant:
+            return Value(constant=factor * value.constant)
+        return Value(array=factor * value.array)
+
+    def _check_signs(self, var):
+        rho = self.rho.constant if self.rho.is_constant else self.rho.array
+        if self._parts["transient"] and _np.any(_np.asarray(rho) < 0):
+            raise Untranslatable("its TransientTerm's coefficient changes sign")
+        D = self.D.constant if self.D.is_constant else self.D.array
+        if _np.any(_np.asarray(D) < 0):
+            raise Untranslatable("its DiffusionTerm's coefficient is negative at some faces "
+                                 "(kfvm takes D >= 0 in its form)")
+        if not self.D.is_constant:
+            self.D = Value(array=self.grid.faces_to_kfvm(self.D.array))
+        for name in ("rho",):
+            value = getattr(self, name)
+            if not value.is_constant:
+                setattr(self, name, Value(array=self.grid.cells_to_kfvm(value.array)))
+
+    def _implicit_sources(self, var, term, cells):
+        """FiPy's rule: an ImplicitSourceTerm is implicit where it adds to the diagonal
+        (its sign agrees with the equation's diagonal sign), and explicit elsewhere (its
+        coefficient times the current values, a source)."""
+        entries = self._parts["implicit"]
+        self.implicit_signature = ()
+        if not entries:
+            return Value(constant=0.0), None
+        transient = term._getTransientGeomCoeff(var)
+        diffusion = term._getDiffusionGeomCoeff(var)
+        implicit = _np.zeros(cells)
+        explicit = _np.zeros(cells)
+        all_implicit = True
+        for leaf, value in entries:
+            diagonal_sign = leaf._getDiagonalSign(transient, diffusion)
+            c = _np.full(cells, value.constant) if value.is_constant else value.array
+            on_diagonal = (_np.asarray(diagonal_sign) * _np.sign(c)) >= 0
+            on_diagonal = _np.broadcast_to(on_diagonal, (cells,))
+            all_implicit = all_implicit and bool(on_diagonal.all())
+            implicit += _np.where(on_diagonal, c, 0.0)
+            explicit += _np.where(on_diagonal, 0.0, c * _np.asarray(var.value, dtype=float))
+        # In kfvm's form: c' = -sigma c (implicit), s' = -sigma c phi (explicit part).
+        sigma = self.sigma
+        constant = all_implicit and all(v.is_constant for _, v in entries)
+        self.implicit_signature = (("number", -sigma * implicit[0]),) if constant else ("array",)
+        if constant:
+            return Value(constant=-sigma * float(implicit[0])), None
+        implicit_part = Value(array=self.grid.cells_to_kfvm(-sigma * implicit))
+        return implicit_part, (None if all_implicit else -sigma * explicit)
+
+    def _velocity(self, coeff, grid):
+        """A convection coefficient: a constant vector, or (dim, faces) face vectors."""
+        dim = grid.dim
+        faces = grid.kfvm.numberOfFaces
+        if isinstance(coeff, _Variable):
+            array = _np.asarray(coeff.value, dtype=float)
+            constant = False
+        else:
+            array = _np.asarray(coeff, dtype=float)
+            constant = True
+        if array.ndim == 2 and array.shape[1] == 1:
+            array = array[:, 0]
+        if array.ndim == 1 and array.shape[0] == dim:
+            if constant:
+                return Value(constant=tuple(float(u) for u in array))
+            array = _np.broadcast_to(array.reshape(dim, 1), (dim, faces))
+        if array.shape != (dim, faces):
+            raise Untranslatable("a convection coefficient of shape %s" % (array.shape,))
+        return Value(array=array)
+
+    def _sum_velocity(self, values, sigma):
+        if all(v.is_constant for v in values):
+            u = _np.sum([v.constant for v in values], axis=0) * sigma
+            padded = _np.zeros(3)
+            padded[:len(u)] = u
+            return Value(constant=tuple(float(x) for x in padded))
+        grid = self.grid
+        total = _np.zeros((grid.dim, grid.kfvm.numberOfFaces))
+        for v in values:
+            total = total + (_np.asarray(v.constant).reshape(-1, 1) if v.is_constant
+                             else v.array)
+        normal = sigma * _np.sum(total * grid.kfvm_normals_in_fipy_order, axis=0)
+        return Value(array=grid.faces_to_kfvm(normal))
+
+    def source_in_kfvm_order(self):
+        if self.source.is_constant:
+            return self.source
+        return Value(array=self.grid.cells_to_kfvm(self.source.array))

@@ -9,7 +9,7 @@ packages=(cmake ninja-build g++ make
           libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
           libcli11-dev libgtest-dev googletest libtomlplusplus-dev libstb-dev
           libspdlog-dev python3 pybind11-dev python3-dev libdlpack-dev python3-numpy
-          python3-pytest)
+          python3-pytest python3-scipy python3-packaging python3-matplotlib)
 if [ "${KFVM_WITHOUT_TRILINOS:-0}" != 1 ]; then
   # find_package(Trilinos) needs the whole set; its link line needs (PT-)Scotch; OpenMPI.
   packages+=(trilinos-all-dev libptscotch-dev libscotch-dev libopenmpi-dev openmpi-bin)

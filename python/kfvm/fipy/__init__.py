@@ -19,7 +19,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the machine
     raise ImportError("kfvm.fipy needs FiPy importable (PYTHONPATH=.../fipy): %s" % e) from e
 
-from ._activation import activate, active, deactivate, report, reset  # noqa: F401
+from ._activation import activate, active, deactivate, report, reset, timings  # noqa: F401
 from .engine import ConvergenceWarning  # noqa: F401
 from .solvers import (DefaultAsymmetricSolver, DefaultSolver, GeneralSolver,  # noqa: F401
                       LinearBicgstabSolver, LinearCGSolver, LinearGMRESSolver,

@@ -7,7 +7,7 @@ import sys as _sys
 from fipy.terms.term import Term as _Term
 
 from .. import _kfvm
-from .engine import engine, timed_run
+from .engine import describe, engine, timed_run
 from .meshes import Untranslatable
 
 _log = _logging.getLogger("kfvm.fipy")
@@ -50,8 +50,7 @@ def _fall_back(term, var, reason, run):
     seconds = time.perf_counter() - start
     target = var if var is not None else term.var
     if engine().record(term, target, "fipy", reason, seconds):
-        _say("kfvm.fipy: %r for %s runs on FiPy: %s"
-             % (term, getattr(target, "name", "") or "its variable", reason))
+        _say("kfvm.fipy: %s runs on FiPy: %s" % (describe(term, target), reason))
     return result
 
 
@@ -109,6 +108,14 @@ def report(file=None):
 
 
 def reset():
-    """Forgets the record and the compiled equations."""
+    """Forgets the record, the timings and the compiled equations."""
     engine().records.clear()
     engine().compiled.clear()
+    engine().timings.clear()
+
+
+def timings():
+    """Seconds spent on kfvm's side, by part: 'translate' (FiPy evaluating the
+    coefficients and constraints, and their translation), 'compile', 'transfer'
+    (to and from the device, FiPy's variable written back) and 'solve'."""
+    return dict(engine().timings)

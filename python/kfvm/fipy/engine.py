@@ -11,7 +11,7 @@ import numpy as _np
 
 from .meshes import Untranslatable, mapped_grid
 from .solvers import kfvm_solver_of
-from .translate import Translation
+from .translate import Translation, leaves
 
 
 class ConvergenceWarning(UserWarning):
@@ -156,6 +156,17 @@ class _Compiled:
                 self.upload(name, value.array)
 
 
+def describe(term, var):
+    """An equation by its variable and its terms' kinds, signs folded (what the record
+    is kept by: the same equation rebuilt every step is one entry)."""
+    name = getattr(var, "name", "") or "var"
+    try:
+        parts = [type(leaf).__name__ for leaf in leaves(term)]
+    except Exception:  # a FiPy term of a kind leaves() does not descend
+        parts = [type(term).__name__]
+    return "%s: %s" % (name, " + ".join(parts))
+
+
 class Engine:
     """Compiled equations by structure (a bounded cache) and the record of what ran where."""
 
@@ -165,12 +176,18 @@ class Engine:
         self.compiled = _OrderedDict()
         self.records = _OrderedDict()
         self.backend = None
+        self.timings = {}
+
+    def _lap(self, part, start):
+        now = _time.perf_counter()
+        self.timings[part] = self.timings.get(part, 0.0) + now - start
+        return now
 
     def record(self, term, var, where, reason, seconds, compiled=False):
-        key = (type(term).__name__, repr(term), getattr(var, "name", ""))
+        key = describe(term, var)
         entry = self.records.get(key)
         if entry is None:
-            entry = {"equation": "%s for %s" % (repr(term)[:160], getattr(var, "name", "") or "var"),
+            entry = {"equation": key,
                      "where": where, "reason": reason, "calls": 0, "seconds": 0.0,
                      "compiles": 0}
             self.records[key] = entry
@@ -208,6 +225,7 @@ class Engine:
         if type(var).__name__ != "CellVariable" or var.rank != 0:
             raise Untranslatable("the variable is a %s of rank %s"
                                  % (type(var).__name__, getattr(var, "rank", "?")))
+        start = _time.perf_counter()
         grid = mapped_grid(var.mesh, self.backend)
         translation = Translation(term, var, grid)
         if translation.has_transient and dt is None:
@@ -215,7 +233,9 @@ class Engine:
         kinds = {"convection"} if translation.velocity is not None else set()
         solver_spec = kfvm_solver_of(solver, kinds)
         slots = _constraints(var, grid)
+        start = self._lap("translate", start)
         compiled, fresh = self._compiled_for(translation, var, solver_spec, slots)
+        start = self._lap("compile", start)
         compiled.refresh(translation)
         phi = _np.asarray(var.value, dtype=float).reshape(-1)
         compiled.upload("phi", grid.cells_to_kfvm(phi))
@@ -224,6 +244,7 @@ class Engine:
             compiled.upload("old", grid.cells_to_kfvm(
                 _np.asarray(var.old.value, dtype=float).reshape(-1)))
         old = compiled.old if has_old else compiled.phi
+        start = self._lap("transfer", start)
         if not translation.has_transient:
             if sweep:
                 report = compiled.stepper.sweep(compiled.phi, compiled.phi, 0.0,
@@ -237,6 +258,7 @@ class Engine:
                                                 "backward-euler")
         else:
             report = compiled.stepper.step(compiled.phi, float(dt), "backward-euler")
+        start = self._lap("solve", start)
         if not report.converged:
             _warnings.warn("kfvm.fipy: %s did not converge for '%s': %s"
                            % (report.solver, var.name, report.reason), ConvergenceWarning,
@@ -244,6 +266,7 @@ class Engine:
         answer = grid.cells_from_kfvm(compiled.phi.copy_to_numpy())
         compiled.last["phi"] = grid.cells_to_kfvm(answer).copy()
         var.value = answer.reshape(var.shape)
+        self._lap("transfer", start)
         return report.initial_residual, fresh
 
 

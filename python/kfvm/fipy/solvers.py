@@ -65,6 +65,10 @@ def kfvm_solver_of(solver, kinds):
     tolerance = float(solver.tolerance)
     iterations = int(solver.iterations)
     if method == "lu":
+        if criterion not in ("default", "RHS"):
+            raise Untranslatable("its solver is FiPy's LU with criterion '%s' (kfvm, which "
+                                 "has no direct solver, stands in for an LU with the "
+                                 "right-hand side criterion only)" % criterion)
         return "gmres", _parameters("gmres", min(tolerance, LU_TOLERANCE), 0.0,
                                     LU_ITERATIONS, "ilu0"), criterion
     if criterion in ("default", "RHS", "legacy"):
@@ -141,9 +145,14 @@ class _KfvmSolver(_ScipySolver):
         if self._system is None or self._system_key != key:
             self._system = _backend_module(self.backend).CsrSystem(method, parameters)
             self._system_key = key
-        self._system.set_matrix(L.shape[0], L.indptr, L.indices, L.data)
+        b = _np.asarray(b, dtype=float)
+        data = L.data
+        if method == "cg" and _np.all(L.diagonal() <= 0):
+            # FiPy's steady diffusion matrix is negative definite: CG solves -L x = -b.
+            data, b = -data, -b
+        self._system.set_matrix(L.shape[0], L.indptr, L.indices, data)
         x = _np.array(x, dtype=float, copy=True)
-        report = self._system.solve(_np.asarray(b, dtype=float), x)
+        report = self._system.solve(b, x)
         self.last_report = report
         self._setConvergence(suite="scipy", code=0 if report.converged else 1,
                              actual_code=0 if report.converged else report.iterations,

@@ -63,7 +63,9 @@ def _evaluate(coeff, size, what):
             raise Untranslatable("%s carries physical units" % what)
         array = _np.asarray(value, dtype=float)
         if array.shape == () or array.shape == (1,):
-            return Value(array=_np.full(size, float(array.reshape(-1)[0])))
+            # One value (FiPy wraps numbers so): a number of the compiled structure; a
+            # new value compiles anew.
+            return Value(constant=float(array.reshape(-1)[0]))
         if array.shape != (size,):
             raise Untranslatable("%s has shape %s (kfvm takes a number or one value per "
                                  "%s)" % (what, array.shape,
@@ -155,12 +157,12 @@ class Translation:
         if parts["convection"]:
             self.velocity = self._sum_velocity([v for _, v in parts["convection"]], sigma)
         self.has_transient = bool(parts["transient"])
+        # What the compiled kfvm equation depends on: which coefficients are numbers
+        # (and which numbers) and which are arrays, in kfvm's form.
         self.signature = (
-            tuple((type(leaf).__name__, _signature_of(v)) for k in
-                  ("transient", "diffusion", "implicit", "source")
-                  for leaf, v in parts[k]),
-            tuple(_signature_of(v) for _, v in parts["convection"]),
-            self.scheme, sigma, self.implicit_signature)
+            self.has_transient, self.scheme, sigma,
+            tuple(_signature_of(v) for v in (self.rho, self.D, self.implicit, self.source)),
+            None if self.velocity is None else _signature_of(self.velocity))
 
     # -- coefficients ------------------------------------------------------------------
     @staticmethod
@@ -200,7 +202,6 @@ class Translation:
         (its sign agrees with the equation's diagonal sign), and explicit elsewhere (its
         coefficient times the current values, a source)."""
         entries = self._parts["implicit"]
-        self.implicit_signature = ()
         if not entries:
             return Value(constant=0.0), None
         transient = term._getTransientGeomCoeff(var)
@@ -219,7 +220,6 @@ class Translation:
         # In kfvm's form: c' = -sigma c (implicit), s' = -sigma c phi (explicit part).
         sigma = self.sigma
         constant = all_implicit and all(v.is_constant for _, v in entries)
-        self.implicit_signature = (("number", -sigma * implicit[0]),) if constant else ("array",)
         if constant:
             return Value(constant=-sigma * float(implicit[0])), None
         implicit_part = Value(array=self.grid.cells_to_kfvm(-sigma * implicit))

@@ -2,7 +2,7 @@
 and with kfvm.fipy active, each in its own process, and the table says per example
 whether both passed, which equations ran on kfvm, and the time of each run.
 
-    python3 -m kfvm.fipy.doctests --fipy DIR [--list curated|all] [--table FILE]
+    python3 python/tools/fipy_doctests.py --fipy DIR [--list curated|all] [--table FILE]
                                   [--timeout S] [--require] [example ...]
 
 DIR is FiPy's source folder (the one holding fipy/ and examples/). --require exits 1
@@ -28,11 +28,11 @@ CURATED = {
     "examples.diffusion.mesh20x20Coupled": False,
     "examples.diffusion.steadyState.mesh1D.inputPeriodic": False,
     "examples.diffusion.steadyState.mesh1D.tri2Dinput": False,
-    "examples.diffusion.steadyState.mesh20x20.input": True,
+    "examples.diffusion.steadyState.mesh20x20.isotropy": True,
     "examples.diffusion.steadyState.mesh20x20.modifiedMeshInput": False,
     "examples.diffusion.steadyState.mesh50x50.input": True,
-    "examples.diffusion.steadyState.mesh1D.input": True,
-    "examples.diffusion.explicit.mixedElement": False,
+    "examples.diffusion.steadyState.otherMeshes.grid3Dinput": True,
+    "examples.diffusion.explicit.mesh1D": False,
     "examples.diffusion.nthOrder.input4thOrder1D": False,
     "examples.convection.exponential1D.mesh1D": True,
     "examples.convection.exponential1D.cylindricalMesh1D": False,
@@ -122,7 +122,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     root = os.path.abspath(args.fipy)
     if not os.path.isdir(os.path.join(root, "examples")):
-        print("kfvm.fipy.doctests: %s has no examples/ folder" % root, file=sys.stderr)
+        print("fipy_doctests: %s has no examples/ folder" % root, file=sys.stderr)
         return 2
     names = args.examples or (sorted(CURATED) if args.list == "curated" else discover(root))
     scratch = os.path.abspath(os.path.join(os.environ.get("TMPDIR", "/tmp"),

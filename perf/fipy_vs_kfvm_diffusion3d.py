@@ -1,0 +1,115 @@
+"""FiPy's 3D implicit diffusion, FiPy alone vs FiPy + kfvm.fipy vs kfvm's own Python API,
+same machine, same run.
+
+    PYTHONPATH=build/python:FIPY python3 perf/fipy_vs_kfvm_diffusion3d.py --n 100 --steps 10
+
+The problem: an n^3 unit cube, phi = 1 on the left face and 0 on the right, D = 1,
+backward Euler with dt = 10 dx^2, solved with CG to FiPy's default tolerance (1e-5
+relative to the right-hand side). The FiPy script is the same text in both FiPy runs;
+the second imports kfvm.fipy first. Time per step excludes the first step (kfvm's
+compile, FiPy's first matrix); kfvm.fipy's time is split by kfvm.fipy.timings() into
+FiPy's own Python work (what is not kfvm's), translation (FiPy evaluating what kfvm
+reads), transfers and the solve. Prints one JSON object.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+os.environ.setdefault("FIPY_SOLVERS", "scipy")
+os.environ.setdefault("FIPY_VIEWERS", "dummy")
+
+
+def fipy_run(n, steps, with_kfvm):
+    import fipy
+    if with_kfvm:
+        import kfvm.fipy as kf
+        kf.activate()
+        kf.reset()
+    else:
+        if "kfvm.fipy" in sys.modules:
+            sys.modules["kfvm.fipy"].deactivate()
+    h = 1.0 / n
+    mesh = fipy.Grid3D(nx=n, ny=n, nz=n, dx=h, dy=h, dz=h)
+    phi = fipy.CellVariable(mesh=mesh, value=0.0, hasOld=True)
+    phi.constrain(1.0, mesh.facesLeft)
+    phi.constrain(0.0, mesh.facesRight)
+    eq = fipy.TransientTerm() == fipy.DiffusionTerm(coeff=1.0)
+    solver = fipy.LinearCGSolver()
+    dt = 10 * h * h
+    times = []
+    for _ in range(steps + 1):
+        start = time.perf_counter()
+        phi.updateOld()
+        eq.solve(var=phi, dt=dt, solver=solver)
+        times.append(time.perf_counter() - start)
+    result = {"step_s": float(np.mean(times[1:])), "first_step_s": times[0],
+              "answer": np.array(phi.value)}
+    if with_kfvm:
+        import kfvm.fipy as kf
+        parts = kf.timings()
+        rows = kf.report()
+        result["where"] = [r["where"] for r in rows]
+        result["compiles"] = sum(r["compiles"] for r in rows)
+        total = sum(times)
+        kfvm_side = sum(parts.values())
+        result["parts_per_step_s"] = {k: v / (steps + 1) for k, v in parts.items()}
+        result["fipy_python_per_step_s"] = (total - kfvm_side) / (steps + 1)
+    return result
+
+
+def native_run(n, steps):
+    import kfvm
+    h = 1.0 / n
+    mesh = kfvm.Grid3D(nx=n, ny=n, nz=n, dx=h, dy=h, dz=h)
+    phi = kfvm.CellVariable(mesh=mesh, value=0.0, hasOld=True)
+    phi.constrain(1.0, mesh.facesLeft)
+    phi.constrain(0.0, mesh.facesRight)
+    eq = kfvm.TransientTerm() == kfvm.DiffusionTerm(coeff=1.0)
+    solver = kfvm.Solver("cg", tolerance=1e-5, preconditioner="none")
+    dt = 10 * h * h
+    times = []
+    for _ in range(steps + 1):
+        start = time.perf_counter()
+        phi.updateOld()
+        eq.solve(var=phi, dt=dt, solver=solver)
+        kfvm._kfvm.fence()
+        times.append(time.perf_counter() - start)
+    return {"step_s": float(np.mean(times[1:])), "first_step_s": times[0],
+            "answer": phi.value.copy(), "backend": mesh.backend}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--fipy-steps", type=int, default=None,
+                        help="steps of FiPy alone (default: --steps)")
+    parser.add_argument("--skip-fipy", action="store_true")
+    args = parser.parse_args()
+    out = {"n": args.n, "steps": args.steps}
+    import kfvm
+    out["kfvm"] = {k: kfvm.info()[k] for k in ("kokkos_version", "default_backend",
+                                                 "host_concurrency")}
+    runs = {}
+    if not args.skip_fipy:
+        runs["fipy"] = fipy_run(args.n, args.fipy_steps or args.steps, False)
+    runs["fipy+kfvm"] = fipy_run(args.n, args.steps, True)
+    runs["kfvm-native"] = native_run(args.n, args.steps)
+    reference = runs.get("fipy", runs["fipy+kfvm"])["answer"]
+    for name, r in runs.items():
+        a = r.pop("answer")
+        r["max_difference_to_fipy"] = float(np.max(np.abs(a - reference)))
+    out["runs"] = runs
+    if "fipy" in runs:
+        base = runs["fipy"]["step_s"]
+        out["speedup"] = {name: base / r["step_s"] for name, r in runs.items()}
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""kfvm.fipy: FiPy's own solves against kfvm's, equation and solver level.
+
+FiPy comes from KFVM_FIPY_PATH (ctest sets it to FiPy's source folder when the build
+found one): when it is set, FiPy must import; without it these tests are skipped.
+"""
+
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+FIPY_PATH = os.environ.get("KFVM_FIPY_PATH")
+if not FIPY_PATH:
+    pytest.skip("KFVM_FIPY_PATH (FiPy's source folder) is not set", allow_module_level=True)
+sys.path.insert(0, FIPY_PATH)
+os.environ.setdefault("FIPY_SOLVERS", "scipy")
+os.environ.setdefault("FIPY_VIEWERS", "dummy")
+os.environ["KFVM_FIPY_QUIET"] = "1"
+
+import fipy  # noqa: E402  (must import when KFVM_FIPY_PATH is given)
+from fipy import (CellVariable, FaceVariable, Grid1D, Grid2D, Grid3D,  # noqa: E402
+                  DiffusionTerm, ExplicitDiffusionTerm, ImplicitSourceTerm, TransientTerm)
+from fipy import terms as fterms  # noqa: E402
+
+import kfvm  # noqa: E402
+import kfvm.fipy as kf  # noqa: E402
+
+TIGHT = 1e-13  # solver tolerance of both sides: answers agree to round-off
+
+
+@pytest.fixture(autouse=True)
+def _hook():
+    kf.reset()
+    kf.activate()
+    yield
+    kf.activate()
+
+
+def _both(build, steps=3, sweep=False):
+    """The variable after `steps` solves with FiPy alone and with kfvm.fipy. FiPy's
+    equation is built anew at every step: FiPy reusing an equation whose coefficient
+    depends on phi keeps stale values at its Dirichlet faces (2.8% off its own answer
+    with the equation rebuilt, in face-coefficient-of-phi); kfvm.fipy computes what the
+    rebuilt equation does, reused or not."""
+    answers, residuals = [], []
+    for on in (False, True):
+        (kf.activate if on else kf.deactivate)()
+        make, phi, options = build()
+        eq = make()
+        r = []
+        for _ in range(steps):
+            if not on:
+                eq = make()
+            if getattr(phi, "_old", None) is not None:
+                phi.updateOld()
+            solver = fipy.LinearLUSolver(tolerance=TIGHT)
+            if sweep:
+                r.append(eq.sweep(var=phi, solver=solver, **options))
+            eq.solve(var=phi, solver=solver, **options)
+        answers.append(np.array(phi.value))
+        residuals.append(np.array(r))
+    kf.activate()
+    return answers, residuals
+
+
+def _relative(a, b):
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(a)), 1e-300))
+
+
+def _case(mesh_of, rhs_of, lhs_of=lambda m: TransientTerm(), bcs=("left", "right", "top"),
+          dt=0.01):
+    def build():
+        mesh = mesh_of()
+        phi = CellVariable(mesh=mesh, value=0.3 * mesh.cellCenters[0], name="phi", hasOld=True)
+        if "left" in bcs:
+            phi.constrain(1.0, mesh.facesLeft)
+        if "right" in bcs:
+            phi.constrain(0.5 * mesh.faceCenters[mesh.dim - 1], mesh.facesRight)
+        if "top" in bcs and mesh.dim > 1:
+            phi.faceGrad.constrain([[0.0]] * (mesh.dim - 1) + [[0.3]], mesh.facesTop)
+        steady = lhs_of(mesh) is None
+
+        def make():
+            lhs = lhs_of(mesh)
+            return (rhs_of(mesh, phi) == 0) if steady else (lhs == rhs_of(mesh, phi))
+        return make, phi, ({} if steady else {"dt": dt})
+    return build
+
+
+def _grid2d():
+    return Grid2D(nx=12, ny=8, dx=0.1, dy=[0.05] * 4 + [0.15] * 4)
+
+
+CONVECTIONS = [fterms.UpwindConvectionTerm, fterms.CentralDifferenceConvectionTerm,
+               fterms.PowerLawConvectionTerm, fterms.ExponentialConvectionTerm,
+               fterms.HybridConvectionTerm]
+
+CASES = {
+    "diffusion-1d": _case(lambda: Grid1D(nx=20, dx=0.05), lambda m, p: DiffusionTerm(2.0),
+                          bcs=("left", "right")),
+    "diffusion-nonuniform-2d": _case(_grid2d, lambda m, p: DiffusionTerm(1.0)),
+    "diffusion-3d": _case(lambda: Grid3D(nx=4, ny=3, nz=5, dx=0.2, dy=0.3, dz=[0.1] * 5),
+                          lambda m, p: DiffusionTerm(1.0)),
+    "cell-coefficient": _case(_grid2d, lambda m, p: DiffusionTerm(
+        1.0 + CellVariable(mesh=m, value=m.x))),
+    "face-coefficient-of-phi": _case(_grid2d, lambda m, p: DiffusionTerm(
+        1.0 + p.arithmeticFaceValue ** 2)),
+    "sources": _case(_grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-0.5)
+                     + 0.2 + p ** 2),
+    # FiPy's rule: implicit where the coefficient adds to the diagonal, explicit elsewhere.
+    "implicit-source-of-either-sign": _case(_grid2d, lambda m, p: DiffusionTerm(1.0)
+                                            + ImplicitSourceTerm(p - 0.5)),
+    "steady": _case(_grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-1.0),
+                    lhs_of=lambda m: None),
+    "steady-diffusion-on-the-left": _case(_grid2d, lambda m, p: -DiffusionTerm(1.0) + 3.0,
+                                          lhs_of=lambda m: None),
+    "transient-coefficient": _case(_grid2d, lambda m, p: DiffusionTerm(1.0),
+                                   lhs_of=lambda m: TransientTerm(1.0 + m.x)),
+}
+for _c in CONVECTIONS:
+    CASES[_c.__name__] = _case(_grid2d, lambda m, p: DiffusionTerm(0.1),
+                               lhs_of=lambda m, c=_c: TransientTerm() + c(coeff=(1.0, 0.5)))
+    CASES[_c.__name__ + "-closed"] = _case(
+        _grid2d, lambda m, p: DiffusionTerm(0.1), bcs=(),
+        lhs_of=lambda m, c=_c: TransientTerm() + c(coeff=(-1.0, 0.5)))
+CASES["convection-face-velocity"] = _case(
+    _grid2d, lambda m, p: DiffusionTerm(0.1),
+    lhs_of=lambda m: TransientTerm() + fterms.PowerLawConvectionTerm(
+        coeff=FaceVariable(mesh=m, rank=1, value=(m.faceCenters[1], -m.faceCenters[0]))))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_translated_solve_is_fipys(name):
+    (fipy_alone, on_kfvm), _ = _both(CASES[name])
+    assert _relative(fipy_alone, on_kfvm) < 1e-10
+    where = {r["where"] for r in kf.report()}
+    assert where == {"kfvm"}, kf.report()
+
+
+def test_sweep_returns_fipys_residual():
+    _, (fipy_alone, on_kfvm) = _both(CASES["sources"], sweep=True)
+    assert np.allclose(fipy_alone, on_kfvm, rtol=1e-9, atol=1e-12)
+
+
+def test_compiled_once_and_only_changes_move():
+    mesh = Grid3D(nx=6, ny=5, nz=4)
+    phi = CellVariable(mesh=mesh, value=0.0, hasOld=True)
+    phi.constrain(1.0, mesh.facesLeft)
+    eq = TransientTerm() == DiffusionTerm(1.0)
+    for _ in range(4):
+        phi.updateOld()
+        eq.solve(var=phi, dt=0.1)
+    (TransientTerm() == DiffusionTerm(1.0)).solve(var=phi, dt=0.1)  # rebuilt, same structure
+    rows = kf.report()
+    assert len(rows) == 1 and rows[0]["where"] == "kfvm"
+    assert rows[0]["calls"] == 5 and rows[0]["compiles"] == 1
+    compiled = next(iter(kf.engine.engine().compiled.values()))[1]
+    # Constant coefficients: nothing but the old values moves to the device, when
+    # updateOld changed them (phi is the last answer, already there): phi and old at
+    # the first solve, old at the next three, nothing at the last (no updateOld).
+    assert set(compiled.last) == {"phi", "old"}
+    assert compiled.bytes_moved == 5 * mesh.numberOfCells * 8
+
+
+def test_untranslatable_falls_back_and_says_why():
+    mesh = Grid1D(nx=10)
+    phi = CellVariable(mesh=mesh, value=0.0)
+    phi.constrain(1.0, mesh.facesLeft)
+    eq = TransientTerm() == ExplicitDiffusionTerm(0.5)
+    eq.solve(var=phi, dt=0.5)
+    kf.deactivate()
+    ref = CellVariable(mesh=mesh, value=0.0)
+    ref.constrain(1.0, mesh.facesLeft)
+    (TransientTerm() == ExplicitDiffusionTerm(0.5)).solve(var=ref, dt=0.5)
+    assert np.array_equal(phi.value, ref.value)
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "ExplicitDiffusionTerm" in row["reason"]
+
+
+def test_other_meshes_fall_back():
+    mesh = fipy.Tri2D(nx=3, ny=3)
+    phi = CellVariable(mesh=mesh, value=0.0)
+    phi.constrain(1.0, mesh.facesLeft)
+    DiffusionTerm(1.0).solve(var=phi)
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "Tri2D" in row["reason"]
+
+
+@pytest.mark.parametrize("solver_class", ["LinearCGSolver", "LinearGMRESSolver",
+                                          "LinearBicgstabSolver", "LinearLUSolver"])
+@pytest.mark.parametrize("criterion", ["default", "unscaled", "initial", "matrix"])
+def test_solver_level_solves_fipys_matrix(solver_class, criterion):
+    kf.deactivate()  # FiPy assembles; the solver class alone is kfvm's
+    mesh = Grid2D(nx=15, ny=15)
+    results = []
+    for solver in (fipy.LinearLUSolver(tolerance=1e-14),
+                   getattr(kf, solver_class)(tolerance=1e-10, criterion=criterion,
+                                             iterations=2000)):
+        phi = CellVariable(mesh=mesh, value=0.0)
+        phi.constrain(1.0, mesh.facesLeft)
+        phi.constrain(0.0, mesh.facesRight)
+        (DiffusionTerm(1.0) + ImplicitSourceTerm(-0.1)).solve(var=phi, solver=solver)
+        results.append(np.array(phi.value))
+    assert _relative(*results) < 1e-6
+    assert solver.last_report.converged
+
+
+def test_solver_level_warns_as_fipy_when_it_stops_early():
+    kf.deactivate()
+    mesh = Grid1D(nx=200)
+    phi = CellVariable(mesh=mesh, value=0.0)
+    phi.constrain(1.0, mesh.facesLeft)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DiffusionTerm(1.0).solve(var=phi, solver=kf.LinearCGSolver(tolerance=1e-12,
+                                                                   iterations=3))
+    assert any("MAXIT" in str(w.message) for w in caught), \
+        [str(w.message) for w in caught]
+
+
+def test_equation_level_warns_when_kfvm_stops_early():
+    mesh = Grid1D(nx=200)
+    phi = CellVariable(mesh=mesh, value=0.0)
+    phi.constrain(1.0, mesh.facesLeft)
+    with pytest.warns(kf.ConvergenceWarning, match="did not converge"):
+        DiffusionTerm(1.0).solve(var=phi, solver=fipy.LinearCGSolver(tolerance=1e-12,
+                                                                      iterations=3))
+
+
+def test_bad_matrices_are_named():
+    system = kfvm.mesh._backend_module(None).CsrSystem("cg", {})
+    with pytest.raises(kfvm.Error, match="indptr has 2 entries"):
+        system.set_matrix(2, np.array([0, 1]), np.array([0]), np.array([1.0]))
+    with pytest.raises(kfvm.Error, match="column 5 of entry 1"):
+        system.set_matrix(2, np.array([0, 1, 2]), np.array([0, 5]), np.array([1.0, 1.0]))
+    with pytest.raises(kfvm.Error, match="entry 0 is nan"):
+        system.set_matrix(1, np.array([0, 1]), np.array([0]), np.array([np.nan]))
+    with pytest.raises(kfvm.Error, match="set_matrix first"):
+        system.solve(np.ones(1), np.zeros(1))
+    with pytest.raises(kfvm.Error, match="ILU|Jacobi"):
+        class Odd:
+            pass
+        kf.LinearCGSolver(precon=Odd())._solve_(
+            __import__("scipy.sparse", fromlist=["eye"]).eye(2, format="csr"),
+            np.zeros(2), np.ones(2))
+
+
+def _script(tmp_path, body):
+    script = tmp_path / "script.py"
+    script.write_text(body)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([FIPY_PATH] + sys.path),
+               KFVM_FIPY_REPORT="1")
+    env.pop("KFVM_FIPY_QUIET", None)
+    return subprocess.run([sys.executable, "-m", "kfvm.fipy", str(script), "7"], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_module_runs_a_script_unchanged(tmp_path):
+    done = _script(tmp_path, "import sys\nfrom fipy import *\n"
+                   "m = Grid1D(nx=int(sys.argv[1]))\nv = CellVariable(mesh=m)\n"
+                   "v.constrain(1., m.facesLeft)\nDiffusionTerm().solve(var=v)\n"
+                   "(TransientTerm() == ExplicitDiffusionTerm()).solve(var=v, dt=1.)\n"
+                   "print('answer', round(float(v.value.min()), 9))\n")
+    assert done.returncode == 0, done.stderr
+    assert "answer 1.0" in done.stdout
+    assert "runs on FiPy" in done.stderr and "ExplicitDiffusionTerm" in done.stderr
+    assert "kfvm " in done.stderr  # the report's table
+
+
+def test_module_fails_as_the_script_fails(tmp_path):
+    done = _script(tmp_path, "raise SystemExit(3)\n")
+    assert done.returncode == 3
+    missing = subprocess.run([sys.executable, "-m", "kfvm.fipy", str(tmp_path / "no.py")],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                 [FIPY_PATH] + sys.path)))
+    assert missing.returncode == 2 and "no such script" in missing.stderr

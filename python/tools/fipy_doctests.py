@@ -22,13 +22,13 @@ import time
 CURATED = {
     "examples.diffusion.mesh1D": False,
     "examples.diffusion.mesh20x20": True,
-    "examples.diffusion.variable": True,
+    "examples.diffusion.variable": False,
     "examples.diffusion.electrostatics": True,
     "examples.diffusion.coupled": False,
     "examples.diffusion.mesh20x20Coupled": False,
     "examples.diffusion.steadyState.mesh1D.inputPeriodic": False,
     "examples.diffusion.steadyState.mesh1D.tri2Dinput": False,
-    "examples.diffusion.steadyState.mesh20x20.isotropy": True,
+    "examples.diffusion.steadyState.mesh20x20.isotropy": False,
     "examples.diffusion.steadyState.mesh20x20.modifiedMeshInput": False,
     "examples.diffusion.steadyState.mesh50x50.input": True,
     "examples.diffusion.steadyState.otherMeshes.grid3Dinput": True,
@@ -40,11 +40,14 @@ CURATED = {
     "examples.convection.exponential1DSource.mesh1D": True,
     "examples.convection.exponential2D.mesh2D": True,
     "examples.convection.powerLaw1D.mesh1D": True,
-    "examples.convection.robin": False,
-    "examples.convection.source": False,
+    "examples.convection.robin": True,
+    "examples.convection.source": True,
     "examples.convection.peclet": True,
-    "examples.phase.simple": False,
+    "examples.phase.simple": True,
     "examples.cahnHilliard.tanh1D": False,
+    "examples.phase.binary": False,
+    "examples.chemotaxis.input2D": True,
+    "examples.elphf.poisson": True,
 }
 
 _DRIVER = r"""

@@ -12,9 +12,9 @@ from .meshes import Untranslatable
 
 #: kfvm has no direct solver: FiPy's LU (which refines to round-off) is GMRES with
 #: ILU(0) to this relative residual.
-LU_TOLERANCE = 1e-12
+LU_TOLERANCE = 1e-10
 #: The iterations allowed for FiPy's LU, whose own count is of refinement steps.
-LU_ITERATIONS = 5000
+LU_ITERATIONS = 2000
 
 
 def _method_of(solver):
@@ -180,8 +180,8 @@ LinearBicgstabSolver = _solver_class("LinearBicgstabSolver", "bicgstab",
 LinearLUSolver = _solver_class(
     "LinearLUSolver", "lu",
     "FiPy's LU's place: kfvm has no direct solver (multigrid comes with kfvm's "
-    "multigrid), so this is GMRES with ILU(0) to a relative residual of 1e-12 (or the "
-    "tolerance given, when smaller).")
+    "multigrid), so this is GMRES with ILU(0) to a relative residual of 1e-10, FiPy's "
+    "legacy LU tolerance (or the tolerance given, when smaller).")
 DefaultSolver = LinearLUSolver
 DefaultAsymmetricSolver = LinearLUSolver
 GeneralSolver = LinearLUSolver

@@ -379,5 +379,46 @@ TEST(Assembly, ClosedDomainConservesIntegralOver100ImplicitSteps) {
   EXPECT_LT(*high - *low, 1.0);
 }
 
+// FiPy's convection boundary (Equation::convectionThroughSlots) against hand values: 3
+// cells of width 1 in a row, D = 1, upwind u = (1, 0, 0), phi = 1 on the left,
+// dphi/dn = 0.5 on the right. Rows are outflows: cell 0 has diffusion 1 + 2 (the
+// Dirichlet face at d = 1/2) and convection 1 out, the left face's inflow of the value
+// 1 on the right-hand side (2 + 1 = 3); cell 1 takes 2 phi_0 in. Cell 2's right face
+// is where the three forms differ: kfvm's convects phi_P + d q (rhs 0.5 - 0.25), FiPy's
+// open face convects phi_P (upwind's alpha = 1: rhs 0.5), a closed face nothing.
+TEST(Assembly, FipyConvectionBoundaryMatchesHandValues) {
+  const Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 2, 3}, {0, 1}));
+  const Ordinal left = mesh.patchFirstSlot(Patch::Left);
+  const Ordinal right = mesh.patchFirstSlot(Patch::Right);
+  const auto assembled = [&](int form) {
+    Equation<Space> equation(mesh);
+    equation.diffusion(1.0)
+        .convection(1.0, 0.0, 0.0, ConvectionScheme::Upwind)
+        .boundary(Patch::Left, BoundaryCondition::dirichlet(1.0))
+        .boundary(Patch::Right, BoundaryCondition::neumann(0.5));
+    if (form == 1) equation.convectionThroughSlots({left, right});
+    if (form == 2) equation.convectionThroughSlots({left});
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old");
+    Vector<Space> rhs("rhs", 3);
+    assembler.assemble(0, 1, old, rhs);
+    return std::make_pair(assembler.matrix().toDenseHost(), toHost(rhs));
+  };
+  const std::vector<std::vector<double>> open = {{4, -1, 0}, {-2, 3, -1}, {0, -2, 2}};
+  const std::vector<std::vector<double>> closed = {{4, -1, 0}, {-2, 3, -1}, {0, -2, 1}};
+  const std::vector<std::vector<double>> rhs = {{3, 0, 0.25}, {3, 0, 0.5}, {3, 0, 0.5}};
+  for (int form = 0; form < 3; ++form) {
+    const auto [matrix, b] = assembled(form);
+    const auto& gold = form == 2 ? closed : open;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_NEAR(matrix[i][j], gold[i][j], tolerance(1e-14))
+            << "form " << form << ", entry " << i << "," << j;
+    EXPECT_LT(maxDifference(b, rhs[form]), tolerance(1e-14)) << "form " << form;
+  }
+  Equation<Space> bad(mesh);
+  EXPECT_THROW(bad.convectionThroughSlots({mesh.numBoundaryFaces()}), Error);
+}
+
 }  // namespace
 }  // namespace kfvm::Test

@@ -26,6 +26,11 @@ from fipy import (CellVariable, FaceVariable, Grid1D, Grid2D, Grid3D,  # noqa: E
 from fipy import terms as fterms  # noqa: E402
 
 import kfvm  # noqa: E402
+
+if kfvm._kfvm.real_type != "float64":
+    pytest.skip("FiPy computes in double; this build's kfvm in %s" % kfvm._kfvm.real_type,
+                allow_module_level=True)
+
 import kfvm.fipy as kf  # noqa: E402
 
 TIGHT = 1e-13  # solver tolerance of both sides: answers agree to round-off

@@ -283,3 +283,58 @@ def test_module_fails_as_the_script_fails(tmp_path):
                              env=dict(os.environ, PYTHONPATH=os.pathsep.join(
                                  [FIPY_PATH] + sys.path)))
     assert missing.returncode == 2 and "no such script" in missing.stderr
+
+
+def test_fipys_viewers_read_what_kfvm_wrote(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from fipy.viewers.matplotlibViewer.matplotlib2DGridViewer import Matplotlib2DGridViewer
+    mesh = Grid2D(nx=16, ny=8)
+    phi = CellVariable(mesh=mesh, value=0.0, name="phi")
+    phi.constrain(1.0, mesh.facesLeft)
+    phi.constrain(0.0, mesh.facesRight)
+    viewer = Matplotlib2DGridViewer(vars=phi, datamin=0.0, datamax=1.0)
+    DiffusionTerm(1.0).solve(var=phi)
+    assert kf.report()[0]["where"] == "kfvm"
+    picture = tmp_path / "phi.png"
+    viewer.plot(filename=str(picture))
+    assert picture.stat().st_size > 1000
+    # The viewer's image holds the solved values (phi = 1 - x / 16, cell by cell).
+    image = np.asarray(viewer._mappable.get_array())
+    expected = (1.0 - np.asarray(mesh.x) / 16.0).reshape(8, 16)
+    assert np.allclose(image, expected, atol=1e-8)
+
+
+@pytest.mark.parametrize("fipy_class, method", [
+    ("LinearCGSolver", "cg"), ("LinearPCGSolver", "cg"), ("LinearGMRESSolver", "gmres"),
+    ("LinearBicgstabSolver", "bicgstab"), ("LinearCGSSolver", "bicgstab"),
+    ("LinearLUSolver", "gmres")])
+def test_fipys_solvers_become_the_same_kfvm_method(fipy_class, method):
+    from kfvm.fipy.solvers import kfvm_solver_of
+    name, parameters, _ = kfvm_solver_of(getattr(fipy, fipy_class)(tolerance=1e-7), set())
+    assert name == method
+    assert float(parameters["tolerance"]) == (1e-10 if fipy_class == "LinearLUSolver"
+                                              else 1e-7)
+    assert parameters["preconditioner"] == ("ilu0" if fipy_class == "LinearLUSolver"
+                                            else "none")
+
+
+def test_equation_level_cg_is_kfvms_own_cg():
+    """FiPy's LinearCGSolver on an equation is kfvm's CG with the same settings: the
+    same iterations, the same answer to the last bit as kfvm's own Python API."""
+    n = 12
+    mesh = Grid3D(nx=n, ny=n, nz=n, dx=1.0 / n, dy=1.0 / n, dz=1.0 / n)
+    phi = CellVariable(mesh=mesh, value=0.0, hasOld=True)
+    phi.constrain(1.0, mesh.facesLeft)
+    native_mesh = kfvm.Grid3D(nx=n, ny=n, nz=n, dx=1.0 / n, dy=1.0 / n, dz=1.0 / n)
+    native = kfvm.CellVariable(native_mesh, value=0.0, hasOld=True)
+    native.constrain(1.0, native_mesh.facesLeft)
+    native_eq = kfvm.TransientTerm() == kfvm.DiffusionTerm(coeff=1.0)
+    for _ in range(2):
+        phi.updateOld()
+        (TransientTerm() == DiffusionTerm(1.0)).solve(var=phi, dt=0.01,
+                                                      solver=fipy.LinearCGSolver())
+        native.updateOld()
+        native_eq.solve(var=native, dt=0.01, solver=kfvm.Solver(
+            "cg", tolerance=1e-5, preconditioner="none"))
+    assert np.array_equal(np.asarray(phi.value), native.value)

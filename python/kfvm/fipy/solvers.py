@@ -17,14 +17,18 @@ LU_TOLERANCE = 1e-10
 LU_ITERATIONS = 2000
 
 
+#: kfvm's method for each of FiPy's solver classes, by class name (the same names in
+#: every FiPy suite). Exact names: "LinearCGSolver" contains "CGS".
+_METHODS = {"LinearCGSolver": "cg", "LinearPCGSolver": "cg", "LinearGMRESSolver": "gmres",
+            "LinearBicgstabSolver": "bicgstab", "LinearCGSSolver": "bicgstab",
+            "LinearLUSolver": "lu"}
+
+
 def _method_of(solver):
-    """kfvm's method for a FiPy solver class, by its name (any suite's)."""
-    name = type(solver).__name__
-    for fragment, method in (("Bicgstab", "bicgstab"), ("CGS", "bicgstab"),
-                             ("GMRES", "gmres"), ("PCG", "cg"), ("CG", "cg"),
-                             ("LU", "lu")):
-        if fragment in name:
-            return method
+    """kfvm's method for a FiPy solver object (None for one kfvm has no stand-in for)."""
+    for cls in type(solver).__mro__:
+        if cls.__name__ in _METHODS:
+            return _METHODS[cls.__name__]
     return None
 
 

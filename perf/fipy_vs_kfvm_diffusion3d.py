@@ -24,36 +24,46 @@ os.environ.setdefault("FIPY_SOLVERS", "scipy")
 os.environ.setdefault("FIPY_VIEWERS", "dummy")
 
 
+def _problem(api, n):
+    """The problem in FiPy's names, which kfvm's Python API shares: api is fipy or kfvm."""
+    h = 1.0 / n
+    mesh = api.Grid3D(nx=n, ny=n, nz=n, dx=h, dy=h, dz=h)
+    phi = api.CellVariable(mesh=mesh, value=0.0, hasOld=True)
+    phi.constrain(1.0, mesh.facesLeft)
+    phi.constrain(0.0, mesh.facesRight)
+    return phi, api.TransientTerm() == api.DiffusionTerm(coeff=1.0), 10 * h * h
+
+
+def _time_steps(phi, eq, solver, dt, steps, after_step=lambda step: None):
+    """Seconds of each of steps + 1 backward-Euler steps (the first is the setup's)."""
+    times = []
+    for step in range(steps + 1):
+        start = time.perf_counter()
+        phi.updateOld()
+        eq.solve(var=phi, dt=dt, solver=solver)
+        after_step(step)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def fipy_run(n, steps, with_kfvm):
     import fipy
     if with_kfvm:
         import kfvm.fipy as kf
         kf.activate()
         kf.reset()
-    else:
-        if "kfvm.fipy" in sys.modules:
-            sys.modules["kfvm.fipy"].deactivate()
-    h = 1.0 / n
-    mesh = fipy.Grid3D(nx=n, ny=n, nz=n, dx=h, dy=h, dz=h)
-    phi = fipy.CellVariable(mesh=mesh, value=0.0, hasOld=True)
-    phi.constrain(1.0, mesh.facesLeft)
-    phi.constrain(0.0, mesh.facesRight)
-    eq = fipy.TransientTerm() == fipy.DiffusionTerm(coeff=1.0)
-    solver = fipy.LinearCGSolver()
-    dt = 10 * h * h
-    times = []
+    elif "kfvm.fipy" in sys.modules:
+        sys.modules["kfvm.fipy"].deactivate()
+    phi, eq, dt = _problem(fipy, n)
     first_parts = {}
-    for step in range(steps + 1):
-        start = time.perf_counter()
-        phi.updateOld()
-        eq.solve(var=phi, dt=dt, solver=solver)
-        times.append(time.perf_counter() - start)
+
+    def after_step(step):
         if with_kfvm and step == 0:
-            first_parts = sys.modules["kfvm.fipy"].timings()
+            first_parts.update(sys.modules["kfvm.fipy"].timings())
+    times = _time_steps(phi, eq, fipy.LinearCGSolver(), dt, steps, after_step)
     result = {"step_s": float(np.mean(times[1:])), "first_step_s": times[0],
               "answer": np.array(phi.value)}
     if with_kfvm:
-        import kfvm.fipy as kf
         # The steps after the first, by part; what is not kfvm.fipy's is FiPy's own
         # Python work (updateOld, the term tree, the solve call).
         parts = {k: (v - first_parts.get(k, 0.0)) / steps for k, v in kf.timings().items()}
@@ -67,23 +77,11 @@ def fipy_run(n, steps, with_kfvm):
 
 def native_run(n, steps):
     import kfvm
-    h = 1.0 / n
-    mesh = kfvm.Grid3D(nx=n, ny=n, nz=n, dx=h, dy=h, dz=h)
-    phi = kfvm.CellVariable(mesh=mesh, value=0.0, hasOld=True)
-    phi.constrain(1.0, mesh.facesLeft)
-    phi.constrain(0.0, mesh.facesRight)
-    eq = kfvm.TransientTerm() == kfvm.DiffusionTerm(coeff=1.0)
+    phi, eq, dt = _problem(kfvm, n)
     solver = kfvm.Solver("cg", tolerance=1e-5, preconditioner="none")
-    dt = 10 * h * h
-    times = []
-    for _ in range(steps + 1):
-        start = time.perf_counter()
-        phi.updateOld()
-        eq.solve(var=phi, dt=dt, solver=solver)
-        kfvm._kfvm.fence()
-        times.append(time.perf_counter() - start)
+    times = _time_steps(phi, eq, solver, dt, steps, lambda step: kfvm._kfvm.fence())
     return {"step_s": float(np.mean(times[1:])), "first_step_s": times[0],
-            "answer": phi.value.copy(), "backend": mesh.backend}
+            "answer": phi.value.copy(), "backend": phi.mesh.backend}
 
 
 def main():

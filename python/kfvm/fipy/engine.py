@@ -112,9 +112,8 @@ class _Compiled:
             cpp.diffusion(coefficient("D", t.D, module.FaceField))
         if not (t.implicit.is_constant and t.implicit.constant == 0):
             cpp.implicit_source(coefficient("c", t.implicit, module.CellField))
-        source = t.source_in_kfvm_order()
-        if not (source.is_constant and source.constant == 0):
-            cpp.source(coefficient("s", source, module.CellField))
+        if not (t.source.is_constant and t.source.constant == 0):
+            cpp.source(coefficient("s", t.source, module.CellField))
         if t.velocity is not None:
             if t.velocity.is_constant:
                 cpp.convection(*t.velocity.constant, t.scheme)
@@ -151,7 +150,7 @@ class _Compiled:
     def refresh(self, translation):
         t = translation
         for name, value in (("rho", t.rho), ("D", t.D), ("c", t.implicit),
-                            ("s", t.source_in_kfvm_order()), ("u", t.velocity)):
+                            ("s", t.source), ("u", t.velocity)):
             if name in self.fields:
                 self.upload(name, value.array)
 

@@ -153,6 +153,8 @@ class Translation:
             base = self.source.array if not self.source.is_constant else \
                 _np.full(cells, self.source.constant)
             self.source = Value(array=base + explicit_part)
+        if not self.source.is_constant:  # in kfvm's cell order, as every coefficient here
+            self.source = Value(array=grid.cells_to_kfvm(self.source.array))
         self.velocity = None
         if parts["convection"]:
             self.velocity = self._sum_velocity([v for _, v in parts["convection"]], sigma)
@@ -258,8 +260,3 @@ class Translation:
                              else v.array)
         normal = sigma * _np.sum(total * grid.kfvm_normals_in_fipy_order, axis=0)
         return Value(array=grid.faces_to_kfvm(normal))
-
-    def source_in_kfvm_order(self):
-        if self.source.is_constant:
-            return self.source
-        return Value(array=self.grid.cells_to_kfvm(self.source.array))

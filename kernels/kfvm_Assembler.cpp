@@ -1,4 +1,5 @@
 #include <detail/kfvm_AssemblyKernels.hpp>
+#include <detail/kfvm_ExplicitTermKernels.hpp>
 #include <detail/kfvm_HigherOrderKernels.hpp>
 #include <detail/kfvm_StencilStructure.hpp>
 #include <kfvm_Assembler.hpp>
@@ -88,17 +89,18 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   // a row whose other entries must start at zero.
   if (equation_.hasHigherOrder())
     Kokkos::deep_copy(ExecSpace(), matrix_.values(), Real(0));
-  Details::fillRows(
-      equation_,
-      Details::RowFillArguments<ExecSpace>{
-          ownerWeights_, neighbourWeights_, correction_, matrix_.values(), diagonal_,
-          diagonalEntries_, faceEntries_, phiOld.values(), rhs, invDt, theta, tvd});
+  Details::fillRows(equation_,
+                    Details::RowFillArguments<ExecSpace>{
+                        ownerWeights_, neighbourWeights_, correction_, matrix_.values(),
+                        diagonal_, diagonalEntries_, faceEntries_, phiOld.values(), rhs,
+                        invDt, theta, tvd, iterate.values()});
   if (equation_.hasHigherOrder()) {
     Details::addHigherOrderTerm<ExecSpace>(
         equation_, theta, phiOld.values(), iterate.values(), potential_, potentialSlope_,
         matrix_.rowOffsets(), matrix_.columns(), matrix_.values(), diagonalEntries_,
         diagonal_, rhs);
   }
+  Details::addExplicitTerms(equation_, iterate.values(), rhs);
 }
 
 template <class ExecSpace>

@@ -54,10 +54,11 @@ struct FaceWeightKernel {
 /// face index): a MinLoc in which non-finite values rank below every finite one.
 using CoefficientMinimum = Kokkos::ValLocScalar<Real, Ordinal>;
 
-KOKKOS_INLINE_FUNCTION void noteCoefficient(Real value, Ordinal where,
+KOKKOS_INLINE_FUNCTION void noteCoefficient(Real value, Ordinal where, bool finiteOnly,
                                             CoefficientMinimum& smallest) {
-  const Real key =
-      Compat::isfinite(value) ? value : Kokkos::reduction_identity<Real>::max();
+  // With finiteOnly (DiffusionSign::Either) every finite value ranks as 0.
+  const Real key = Compat::isfinite(value) ? (finiteOnly ? Real(0) : value)
+                                           : Kokkos::reduction_identity<Real>::max();
   if (key < smallest.val) {
     smallest.val = key;
     smallest.loc = where;
@@ -69,15 +70,16 @@ KOKKOS_INLINE_FUNCTION void noteCoefficient(Real value, Ordinal where,
 template <class ExecSpace>
 struct CheckedFaceWeightKernel {
   FaceWeightKernel<ExecSpace> weights;
+  bool finiteOnly;
 
   KOKKOS_FUNCTION void operator()(Ordinal f, CoefficientMinimum& smallest) const {
     const auto& g = weights.g;
     if (g.diffusionPerFace) {
-      noteCoefficient(g.D(f), f, smallest);
+      noteCoefficient(g.D(f), f, finiteOnly, smallest);
     } else {
       const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
-      noteCoefficient(g.D(o), o, smallest);
-      if (n >= 0) noteCoefficient(g.D(n), n, smallest);
+      noteCoefficient(g.D(o), o, finiteOnly, smallest);
+      if (n >= 0) noteCoefficient(g.D(n), n, finiteOnly, smallest);
     }
     weights(f);
   }
@@ -167,9 +169,11 @@ struct RowFillKernel {
     const Real volume = g.volumes(cell);
     const Real mass = g.transient ? r.invDt * g.rho(cell) * volume : Real(0);
     const Real oldValue = r.old(cell);
-    Real diag = mass - r.theta * g.c(cell) * volume;
+    const Real c = g.matrixSource(cell);
+    Real diag = mass - r.theta * c * volume;
     Real b = mass * oldValue + g.s(cell) * volume;
-    Real Kold = -g.c(cell) * volume * oldValue;  // (K phiOld) of this row
+    if (g.sourceDiagonalOnly) b += g.explicitSource(cell) * volume * r.iterate(cell);
+    Real Kold = -c * volume * oldValue;  // (K phiOld) of this row
     for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
          ++slot) {
       const Ordinal f = g.cellFaces(slot);
@@ -202,7 +206,7 @@ struct SpatialOperatorKernel {
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     const Real value = x(cell);
-    Real sum = -g.c(cell) * g.volumes(cell) * value;
+    Real sum = -g.matrixSource(cell) * g.volumes(cell) * value;
     for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
          ++slot) {
       const Ordinal f = g.cellFaces(slot);
@@ -294,6 +298,9 @@ template <class ExecSpace>
     phiText = concatenate(", phi = ", phiValue);
   }
   const bool finite = std::isfinite(value);
+  if (equation.diffusionSign() == DiffusionSign::Either)
+    fail(what, " = ", value, " (not finite) at face ", where, " (centre (", centre[0],
+         ", ", centre[1], ", ", centre[2], ")): diffusion coefficients must be finite");
   fail(what, " = ", value, finite ? " < 0" : " (not finite)", " at ",
        perFace ? "face " : "cell ", where, " (centre (", centre[0], ", ", centre[1], ", ",
        centre[2], ")", phiText,
@@ -319,7 +326,8 @@ void computeFaceWeights(const Equation<ExecSpace>& equation,
   CoefficientMinimum smallest;
   Kokkos::parallel_reduce("kfvm::Assembler::faceWeightsChecked",
                           indexRange(mesh.space(), mesh.numFaces()),
-                          CheckedFaceWeightKernel<ExecSpace>{weights},
+                          CheckedFaceWeightKernel<ExecSpace>{
+                              weights, equation.diffusionSign() == DiffusionSign::Either},
                           Kokkos::MinLoc<Real, Ordinal>(smallest));
   if (smallest.val < 0) failDiffusionCoefficient(equation, smallest.loc, iterate);
 }

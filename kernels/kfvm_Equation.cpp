@@ -72,10 +72,17 @@ Equation<ExecSpace>& Equation<ExecSpace>::transient(const CellField<ExecSpace>& 
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(Real D) {
+  return diffusion(D, DiffusionSign::NonNegative);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusion(Real D, DiffusionSign sign) {
+  Details::requireValidCoefficient(Coefficient<ExecSpace>{D, {}}, "diffusion", "cell",
+                                   sign == DiffusionSign::NonNegative);
   nonlinearDiffusion_ = false;
   D_ = Coefficient<ExecSpace>{D, {}};
   diffusionPerFace_ = false;
-  Details::requireValidCoefficient(D_, "diffusion", "cell", true);
+  diffusionSign_ = sign;
   return *this;
 }
 
@@ -84,35 +91,80 @@ Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const CellField<ExecSpace>& 
   nonlinearDiffusion_ = false;
   D_ = checkedCellCoefficient(D, "diffusion");
   diffusionPerFace_ = false;
+  diffusionSign_ = DiffusionSign::NonNegative;
   Details::requireValidCoefficient(D_, "diffusion", "cell", true);
   return *this;
 }
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const FaceField<ExecSpace>& D) {
+  return diffusion(D, DiffusionSign::NonNegative);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const FaceField<ExecSpace>& D,
+                                                    DiffusionSign sign) {
   D.requireOn(mesh_, "diffusion");
+  Details::requireValidCoefficient(Coefficient<ExecSpace>{0, D.values()}, "diffusion",
+                                   "face", sign == DiffusionSign::NonNegative);
   nonlinearDiffusion_ = false;
   D_ = Coefficient<ExecSpace>{0, D.values()};
   diffusionPerFace_ = true;
-  Details::requireValidCoefficient(D_, "diffusion", "face", true);
+  diffusionSign_ = sign;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::explicitDiffusion(
+    Real D, ExplicitDiffusionBoundary boundary) {
+  Details::requireValidCoefficient(Coefficient<ExecSpace>{D, {}}, "explicit diffusion",
+                                   "face", false);
+  explicitD_ = Coefficient<ExecSpace>{D, {}};
+  hasExplicitDiffusion_ = true;
+  explicitBoundary_ = boundary;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::explicitDiffusion(
+    const FaceField<ExecSpace>& D, ExplicitDiffusionBoundary boundary) {
+  D.requireOn(mesh_, "explicit diffusion");
+  explicitD_ = Coefficient<ExecSpace>{0, D.values()};
+  Details::requireValidCoefficient(explicitD_, "explicit diffusion", "face", false);
+  hasExplicitDiffusion_ = true;
+  explicitBoundary_ = boundary;
   return *this;
 }
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(Real c) {
+  return implicitSource(c, ImplicitSourceForm::Matrix);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(Real c,
+                                                         ImplicitSourceForm form) {
   require(!nonlinearSource_, "the source Polynomial sets the implicit source; add ", c,
           " phi to the Polynomial instead");
   c_ = Coefficient<ExecSpace>{c, {}};
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
+  implicitSourceForm_ = form;
   return *this;
 }
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(const CellField<ExecSpace>& c) {
+  return implicitSource(c, ImplicitSourceForm::Matrix);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::implicitSource(const CellField<ExecSpace>& c,
+                                                         ImplicitSourceForm form) {
   require(!nonlinearSource_, "the source Polynomial sets the implicit source; field '",
           c.name(), "' cannot be added to it");
   c_ = checkedCellCoefficient(c, "implicit source");
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
+  implicitSourceForm_ = form;
   return *this;
 }
 
@@ -217,6 +269,7 @@ Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const Polynomial& D) {
   nonlinearD_ = Vector<ExecSpace>("kfvm::Equation::nonlinearDiffusion", mesh_.numCells());
   D_ = Coefficient<ExecSpace>{0, nonlinearD_};
   diffusionPerFace_ = false;
+  diffusionSign_ = DiffusionSign::NonNegative;
   return *this;
 }
 
@@ -292,7 +345,9 @@ template <class ExecSpace>
 void Equation<ExecSpace>::validate() const {
   Details::requireValidCoefficient(rho_, "transient", "cell", true);
   Details::requireValidCoefficient(D_, "diffusion", diffusionPerFace_ ? "face" : "cell",
-                                   true);
+                                   diffusionSign_ == DiffusionSign::NonNegative);
+  if (hasExplicitDiffusion_)
+    Details::requireValidCoefficient(explicitD_, "explicit diffusion", "face", false);
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   Details::requireValidCoefficient(s_, "source", "cell", false);
   if (velocity_.normalValues.extent(0) > 0)

@@ -10,6 +10,36 @@
 
 namespace kfvm {
 
+/// The signs a diffusion coefficient may take (Equation::diffusion).
+enum class DiffusionSign {
+  /// kfvm's default: D >= 0, checked (a negative D is backward heat flow, ill-posed).
+  NonNegative,
+  /// FiPy's DiffusionTerm with a coefficient of either sign, finite (checked): what
+  /// FiPy's Cahn-Hilliard scripts give, DiffusionTerm(coeff=D f''(phi_f)) with f'' < 0
+  /// in the spinodal region, next to the fourth-order term that keeps it well posed.
+  /// Constants and face values only (the harmonic mean to faces needs D >= 0).
+  Either
+};
+
+/// How Equation::implicitSource(c) enters the discrete equation.
+enum class ImplicitSourceForm {
+  /// kfvm's default: all of c phi in the matrix.
+  Matrix,
+  /// FiPy's ImplicitSourceTerm rule: in the matrix only where it adds to the diagonal
+  /// (c <= 0 in kfvm's form); where c > 0, c phi* at the latest iterate phi* on the
+  /// right-hand side.
+  DiagonalOnly
+};
+
+/// The boundary of Equation::explicitDiffusion.
+enum class ExplicitDiffusionBoundary {
+  /// The equation's boundary conditions, with the explicit coefficient.
+  EquationConditions,
+  /// No flux through any boundary face: FiPy's ExplicitDiffusionTerm on a variable with
+  /// hasOld=True, which reads the constraints of var.old (a copy that has none).
+  ZeroFlux
+};
+
 /// One scalar transport equation built from FiPy's terms:
 ///
 ///   TransientTerm(rho) + ConvectionTerm(u) == DiffusionTerm(D) + ImplicitSourceTerm(c)
@@ -33,8 +63,26 @@ class Equation {
   Equation& diffusion(Real D);
   Equation& diffusion(const CellField<ExecSpace>& D);
   Equation& diffusion(const FaceField<ExecSpace>& D);
+  /// The same, with the signs D may take (DiffusionSign; DiffusionSign::Either is
+  /// FiPy's form).
+  Equation& diffusion(Real D, DiffusionSign sign);
+  Equation& diffusion(const FaceField<ExecSpace>& D, DiffusionSign sign);
+  /// FiPy's ExplicitDiffusionTerm: div(D_e grad phi*) on the right-hand side, phi* the
+  /// latest iterate (the values a step or sweep starts from: FiPy's var.value), under
+  /// the equation's boundary conditions with D_e as their coefficient, nothing in the
+  /// matrix. Next to diffusion(D) it gives FiPy's mixed sums, e.g. Crank-Nicolson as
+  /// DiffusionTerm(0.5) + ExplicitDiffusionTerm(0.5). D_e: a number or face values, of
+  /// either sign, finite.
+  Equation& explicitDiffusion(Real D, ExplicitDiffusionBoundary boundary =
+                                          ExplicitDiffusionBoundary::EquationConditions);
+  Equation& explicitDiffusion(
+      const FaceField<ExecSpace>& D,
+      ExplicitDiffusionBoundary boundary = ExplicitDiffusionBoundary::EquationConditions);
   Equation& implicitSource(Real c);
   Equation& implicitSource(const CellField<ExecSpace>& c);
+  /// The same, in the given form (ImplicitSourceForm::DiagonalOnly is FiPy's).
+  Equation& implicitSource(Real c, ImplicitSourceForm form);
+  Equation& implicitSource(const CellField<ExecSpace>& c, ImplicitSourceForm form);
   Equation& source(Real s);
   Equation& source(const CellField<ExecSpace>& s);
   Equation& convection(Real ux, Real uy, Real uz,
@@ -56,7 +104,8 @@ class Equation {
   /// 1 at the slots convection passes through (convectionThroughSlots), 0 elsewhere.
   DeviceView<const Real*, ExecSpace> convectingSlots() const { return convectingSlots_; }
 
-  /// Diffusion coefficients, whichever form, must be finite and >= 0: a negative D is
+  /// Diffusion coefficients, whichever form, must be finite and >= 0 (unless
+  /// DiffusionSign::Either was asked for): a negative D is
   /// anti-diffusion (backward heat flow, ill-posed), and the harmonic mean to faces is
   /// defined for D >= 0 only. Constants and fields are checked here and when the
   /// assembler is built; fields, whose values may be changed afterwards, and D(phi),
@@ -114,6 +163,16 @@ class Equation {
   const BoundaryConditions<ExecSpace>& boundaryConditions() const { return bcs_; }
   bool hasTransient() const { return hasTransient_; }
   bool diffusionPerFace() const { return diffusionPerFace_; }
+  DiffusionSign diffusionSign() const { return diffusionSign_; }
+  ImplicitSourceForm implicitSourceForm() const { return implicitSourceForm_; }
+  bool hasExplicitDiffusion() const { return hasExplicitDiffusion_; }
+  /// The explicit diffusion coefficient: a constant or one value per face.
+  const Coefficient<ExecSpace>& explicitDiffusionCoefficient() const {
+    return explicitD_;
+  }
+  ExplicitDiffusionBoundary explicitDiffusionBoundary() const {
+    return explicitBoundary_;
+  }
   /// True when the diffusion coefficient is D(phi) (diffusion(Polynomial)).
   bool diffusionIsPolynomial() const { return nonlinearDiffusion_; }
   const Coefficient<ExecSpace>& transientCoefficient() const { return rho_; }
@@ -147,6 +206,12 @@ class Equation {
   BoundaryConditions<ExecSpace> bcs_, higherOrderBcs_;
   bool hasTransient_ = false;
   bool diffusionPerFace_ = false;
+  DiffusionSign diffusionSign_ = DiffusionSign::NonNegative;
+  ImplicitSourceForm implicitSourceForm_ = ImplicitSourceForm::Matrix;
+  bool hasExplicitDiffusion_ = false;
+  Coefficient<ExecSpace> explicitD_;
+  ExplicitDiffusionBoundary explicitBoundary_ =
+      ExplicitDiffusionBoundary::EquationConditions;
   bool hasConvection_ = false;
   ConvectionScheme scheme_ = ConvectionScheme::Upwind;
   Coefficient<ExecSpace> rho_, D_, c_, s_;

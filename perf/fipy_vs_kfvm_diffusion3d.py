@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+from fipy_perf_parts import kfvm_fipy_parts
+
 os.environ.setdefault("FIPY_SOLVERS", "scipy")
 os.environ.setdefault("FIPY_VIEWERS", "dummy")
 
@@ -64,14 +66,7 @@ def fipy_run(n, steps, with_kfvm):
     result = {"step_s": float(np.mean(times[1:])), "first_step_s": times[0],
               "answer": np.array(phi.value)}
     if with_kfvm:
-        # The steps after the first, by part; what is not kfvm.fipy's is FiPy's own
-        # Python work (updateOld, the term tree, the solve call).
-        parts = {k: (v - first_parts.get(k, 0.0)) / steps for k, v in kf.timings().items()}
-        rows = kf.report()
-        result["where"] = [r["where"] for r in rows]
-        result["compiles"] = sum(r["compiles"] for r in rows)
-        result["parts_per_step_s"] = parts
-        result["fipy_python_per_step_s"] = result["step_s"] - sum(parts.values())
+        result.update(kfvm_fipy_parts(kf, first_parts, steps, result["step_s"]))
     return result
 
 

@@ -420,5 +420,110 @@ TEST(Assembly, FipyConvectionBoundaryMatchesHandValues) {
   EXPECT_THROW(bad.convectionThroughSlots({mesh.numBoundaryFaces()}), Error);
 }
 
+// FiPy's ExplicitDiffusionTerm (Equation::explicitDiffusion): div(D_e grad x) at the
+// iterate x on the right-hand side, nothing in the matrix. Cells of width 1, D_e = 2:
+// k = 2 inside, 4 to the Dirichlet face (d = 1/2), the Neumann face gives D_e g = 1.
+TEST(Assembly, ExplicitDiffusionMatchesHandValues) {
+  const Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 2, 3}, {0, 1}));
+  const FaceField<Space> De(mesh, "De", 2.0);
+  const auto rhsOf = [&](bool asField, ExplicitDiffusionBoundary boundary) {
+    Equation<Space> equation(mesh);
+    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0))
+        .boundary(Patch::Right, BoundaryCondition::neumann(0.5));
+    if (asField)
+      equation.explicitDiffusion(De, boundary);
+    else
+      equation.explicitDiffusion(2.0, boundary);
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old"), iterate(mesh, "iterate");
+    iterate.fromHost({1.0, 2.0, 4.0});
+    Vector<Space> rhs("rhs", 3);
+    assembler.assemble(0, 1, old, iterate, rhs);
+    const auto dense = assembler.matrix().toDenseHost();
+    for (const auto& row : dense)
+      for (double v : row) EXPECT_EQ(v, 0.0);
+    return toHost(rhs);
+  };
+  const std::vector<double> conditions = {2 + 4 * (1 - 1), -2 + 4, -4 + 1};
+  const std::vector<double> zeroFlux = {2, 2, -4};
+  for (bool asField : {false, true}) {
+    EXPECT_LT(maxDifference(rhsOf(asField, ExplicitDiffusionBoundary::EquationConditions),
+                            conditions),
+              tolerance(1e-14))
+        << "field " << asField;
+    EXPECT_LT(
+        maxDifference(rhsOf(asField, ExplicitDiffusionBoundary::ZeroFlux), zeroFlux),
+        tolerance(1e-14))
+        << "field " << asField;
+  }
+  Equation<Space> bad(mesh);
+  EXPECT_THROW(bad.explicitDiffusion(std::nan("")), Error);
+}
+
+// DiffusionSign::Either (FiPy's face coefficient of either sign): D = -1 gives minus
+// the matrix and right-hand side of D = 1; kfvm's default refuses it, and a non-finite
+// face value still throws at assembly.
+TEST(Assembly, DiffusionOfEitherSignIsMinusThePositiveOne) {
+  const Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 2, 3}, {0, 1}));
+  FaceField<Space> negative(mesh, "negative", -1.0), positive(mesh, "positive", 1.0);
+  const auto assembled = [&](Equation<Space>& equation) {
+    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0));
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old");
+    Vector<Space> rhs("rhs", 3);
+    assembler.assemble(0, 1, old, rhs);
+    return std::make_pair(assembler.matrix().toDenseHost(), toHost(rhs));
+  };
+  Equation<Space> plus(mesh), minusField(mesh), minusConstant(mesh);
+  plus.diffusion(positive);
+  minusField.diffusion(negative, DiffusionSign::Either);
+  minusConstant.diffusion(-1.0, DiffusionSign::Either);
+  const auto [A, b] = assembled(plus);
+  for (auto* minus : {&minusField, &minusConstant}) {
+    const auto [M, c] = assembled(*minus);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_NEAR(c[i], -b[i], tolerance(1e-14));
+      for (int j = 0; j < 3; ++j) EXPECT_NEAR(M[i][j], -A[i][j], tolerance(1e-14));
+    }
+  }
+  Equation<Space> refused(mesh);
+  EXPECT_THROW(refused.diffusion(negative), Error);
+  EXPECT_THROW(refused.diffusion(-1.0), Error);
+  Equation<Space> later(mesh);
+  later.diffusion(negative, DiffusionSign::Either);
+  Assembler<Space> assembler(later);
+  Kokkos::deep_copy(Kokkos::subview(negative.values(), 1), Real(std::nan("")));
+  CellField<Space> old(mesh, "old");
+  Vector<Space> rhs("rhs", 3);
+  EXPECT_THROW(assembler.assemble(0, 1, old, rhs), Error);
+}
+
+// ImplicitSourceForm::DiagonalOnly (FiPy's ImplicitSourceTerm rule): c <= 0 in the
+// matrix, c > 0 times the iterate on the right-hand side. Cells of volume 1.
+TEST(Assembly, ImplicitSourceDiagonalOnlyMatchesHandValues) {
+  const Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 2, 3}, {0, 1}));
+  CellField<Space> c(mesh, "c");
+  c.fromHost({-1.0, 2.0, 0.0});
+  const auto assembled = [&](ImplicitSourceForm form) {
+    Equation<Space> equation(mesh);
+    equation.implicitSource(c, form);
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old"), iterate(mesh, "iterate");
+    iterate.fromHost({1.0, 2.0, 4.0});
+    Vector<Space> rhs("rhs", 3);
+    assembler.assemble(0, 1, old, iterate, rhs);
+    return std::make_pair(assembler.matrix().toDenseHost(), toHost(rhs));
+  };
+  const auto [fipyMatrix, fipyRhs] = assembled(ImplicitSourceForm::DiagonalOnly);
+  const auto [kfvmMatrix, kfvmRhs] = assembled(ImplicitSourceForm::Matrix);
+  const std::vector<double> fipyDiagonal = {1, 0, 0}, kfvmDiagonal = {1, -2, 0};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(fipyMatrix[i][i], fipyDiagonal[i], tolerance(1e-14)) << i;
+    EXPECT_NEAR(kfvmMatrix[i][i], kfvmDiagonal[i], tolerance(1e-14)) << i;
+  }
+  EXPECT_LT(maxDifference(fipyRhs, {0, 4, 0}), tolerance(1e-14));
+  EXPECT_LT(maxDifference(kfvmRhs, {0, 0, 0}), tolerance(1e-14));
+}
+
 }  // namespace
 }  // namespace kfvm::Test

@@ -71,7 +71,7 @@ struct AssemblyGeometry {
   DeviceView<const Ordinal*, ExecSpace> cellFaces, faceSlots;
   DeviceView<const Real*, ExecSpace> robinA, robinB, robinG;
   Coefficient<ExecSpace> D, rho, c, s;
-  bool diffusionPerFace, transient, convection;
+  bool diffusionPerFace, transient, convection, sourceDiagonalOnly;
   ConvectionVelocity<ExecSpace> velocity;
   ConvectionScheme scheme;
   bool convectsThroughSlotsOnly;
@@ -98,6 +98,8 @@ struct AssemblyGeometry {
     c = equation.implicitSourceCoefficient();
     s = equation.sourceCoefficient();
     diffusionPerFace = equation.diffusionPerFace();
+    sourceDiagonalOnly =
+        equation.implicitSourceForm() == ImplicitSourceForm::DiagonalOnly;
     transient = equation.hasTransient();
     convection = equation.hasConvection();
     velocity = equation.convectionVelocity();
@@ -115,16 +117,28 @@ struct AssemblyGeometry {
     return d;
   }
 
-  /// D_f: the face value, the owner's on the boundary, or the distance-weighted
-  /// harmonic mean of the two cells' values.
+  /// D_f: the face value, the constant, the owner's on the boundary, or the
+  /// distance-weighted harmonic mean of the two cells' values.
   KOKKOS_INLINE_FUNCTION Real faceDiffusivity(Ordinal f) const {
     const Ordinal o = faceCells(f, 0), n = faceCells(f, 1);
     if (diffusionPerFace) return D(f);
+    if (D.values.extent(0) == 0) return D.constant;  // of either sign (DiffusionSign)
     if (n < 0) return D(o);
     const Real dOwner = ownerDistance(f);
     const Real dNeighbour = distances(f) - dOwner;
     const Real Do = D(o), Dn = D(n);
     return (Do > 0 && Dn > 0) ? distances(f) / (dOwner / Do + dNeighbour / Dn) : Real(0);
+  }
+
+  /// The implicit source's coefficient in the matrix, and the part taken explicitly
+  /// (ImplicitSourceForm::DiagonalOnly: c > 0).
+  KOKKOS_INLINE_FUNCTION Real matrixSource(Ordinal cell) const {
+    const Real value = c(cell);
+    return sourceDiagonalOnly && value > 0 ? Real(0) : value;
+  }
+  KOKKOS_INLINE_FUNCTION Real explicitSource(Ordinal cell) const {
+    const Real value = c(cell);
+    return sourceDiagonalOnly && value > 0 ? value : Real(0);
   }
 
   KOKKOS_INLINE_FUNCTION Real volumeFlux(Ordinal f) const {
@@ -186,6 +200,7 @@ struct RowFillArguments {
   Vector<ExecSpace> old, rhs;
   Real invDt, theta;
   bool tvd;
+  Vector<ExecSpace> iterate;  // where explicit parts are evaluated
 };
 
 template <class ExecSpace>

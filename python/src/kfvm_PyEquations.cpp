@@ -32,6 +32,25 @@ Real finite(double value, const char* what) {
   return Real(value);
 }
 
+DiffusionSign diffusionSignFromName(const std::string& name) {
+  if (name == "non-negative") return DiffusionSign::NonNegative;
+  if (name == "either") return DiffusionSign::Either;
+  fail("unknown diffusion sign '", name, "' (use 'non-negative' or 'either')");
+}
+
+ImplicitSourceForm implicitSourceFormFromName(const std::string& name) {
+  if (name == "matrix") return ImplicitSourceForm::Matrix;
+  if (name == "diagonal-only") return ImplicitSourceForm::DiagonalOnly;
+  fail("unknown implicit source form '", name, "' (use 'matrix' or 'diagonal-only')");
+}
+
+ExplicitDiffusionBoundary explicitBoundaryFromName(const std::string& name) {
+  if (name == "conditions") return ExplicitDiffusionBoundary::EquationConditions;
+  if (name == "zero-flux") return ExplicitDiffusionBoundary::ZeroFlux;
+  fail("unknown explicit diffusion boundary '", name,
+       "' (use 'conditions' or 'zero-flux')");
+}
+
 std::vector<Real> realsOf(const std::vector<double>& values) {
   return std::vector<Real>(values.begin(), values.end());
 }
@@ -152,15 +171,44 @@ void bindEquations(py::module_& backend) {
            [](PyEquation& e, double rho) { e.value.transient(finite(rho, "rho")); })
       .def("transient",
            [](PyEquation& e, const Cell& rho) { e.value.transient(rho.value); })
-      .def("diffusion",
-           [](PyEquation& e, double D) { e.value.diffusion(finite(D, "D")); })
+      .def(
+          "diffusion",
+          [](PyEquation& e, double D, const std::string& sign) {
+            e.value.diffusion(finite(D, "D"), diffusionSignFromName(sign));
+          },
+          py::arg("D"), py::arg("sign") = "non-negative")
       .def("diffusion", [](PyEquation& e, const Cell& D) { e.value.diffusion(D.value); })
-      .def("diffusion", [](PyEquation& e, const Face& D) { e.value.diffusion(D.value); })
+      .def(
+          "diffusion",
+          [](PyEquation& e, const Face& D, const std::string& sign) {
+            e.value.diffusion(D.value, diffusionSignFromName(sign));
+          },
+          py::arg("D"), py::arg("sign") = "non-negative")
+      .def(
+          "explicit_diffusion",
+          [](PyEquation& e, double D, const std::string& boundary) {
+            e.value.explicitDiffusion(finite(D, "D"), explicitBoundaryFromName(boundary));
+          },
+          py::arg("D"), py::arg("boundary") = "conditions")
+      .def(
+          "explicit_diffusion",
+          [](PyEquation& e, const Face& D, const std::string& boundary) {
+            e.value.explicitDiffusion(D.value, explicitBoundaryFromName(boundary));
+          },
+          py::arg("D"), py::arg("boundary") = "conditions")
       .def("diffusion", [](PyEquation& e, const Polynomial& D) { e.value.diffusion(D); })
-      .def("implicit_source",
-           [](PyEquation& e, double c) { e.value.implicitSource(finite(c, "c")); })
-      .def("implicit_source",
-           [](PyEquation& e, const Cell& c) { e.value.implicitSource(c.value); })
+      .def(
+          "implicit_source",
+          [](PyEquation& e, double c, const std::string& form) {
+            e.value.implicitSource(finite(c, "c"), implicitSourceFormFromName(form));
+          },
+          py::arg("c"), py::arg("form") = "matrix")
+      .def(
+          "implicit_source",
+          [](PyEquation& e, const Cell& c, const std::string& form) {
+            e.value.implicitSource(c.value, implicitSourceFormFromName(form));
+          },
+          py::arg("c"), py::arg("form") = "matrix")
       .def("source", [](PyEquation& e, double s) { e.value.source(finite(s, "s")); })
       .def("source", [](PyEquation& e, const Cell& s) { e.value.source(s.value); })
       .def("source", [](PyEquation& e, const Polynomial& S) { e.value.source(S); })

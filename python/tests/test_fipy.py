@@ -76,10 +76,11 @@ def _relative(a, b):
 
 
 def _case(mesh_of, rhs_of, lhs_of=lambda m: TransientTerm(), bcs=("left", "right", "top"),
-          dt=0.01):
+          dt=0.01, has_old=True, options_of=lambda m: {}):
     def build():
         mesh = mesh_of()
-        phi = CellVariable(mesh=mesh, value=0.3 * mesh.cellCenters[0], name="phi", hasOld=True)
+        phi = CellVariable(mesh=mesh, value=0.3 * mesh.cellCenters[0], name="phi",
+                           hasOld=has_old)
         if "left" in bcs:
             phi.constrain(1.0, mesh.facesLeft)
         if "right" in bcs:
@@ -91,12 +92,30 @@ def _case(mesh_of, rhs_of, lhs_of=lambda m: TransientTerm(), bcs=("left", "right
         def make():
             lhs = lhs_of(mesh)
             return (rhs_of(mesh, phi) == 0) if steady else (lhs == rhs_of(mesh, phi))
-        return make, phi, ({} if steady else {"dt": dt})
+        options = dict(options_of(mesh))
+        if not steady:
+            options["dt"] = dt
+        return make, phi, options
     return build
 
 
 def _grid2d():
     return Grid2D(nx=12, ny=8, dx=0.1, dy=[0.05] * 4 + [0.15] * 4)
+
+
+def _cahn_hilliard(m, p, mobility=1.0, kappa=0.01):
+    """FiPy's Cahn-Hilliard form (examples/cahnHilliard): a second-order face
+    coefficient D f''(phi_f), negative in the spinodal region (0.21 < phi < 0.79; phi
+    runs from 0 to 0.3 and above here), and the fourth-order term."""
+    f2 = 1 - 6 * p.arithmeticFaceValue * (1 - p.arithmeticFaceValue)
+    return DiffusionTerm(coeff=f2) - DiffusionTerm(coeff=(mobility, kappa))
+
+
+def _potential_fixed(m):
+    """tanh1D's NthOrderBoundaryCondition(order=2): div(grad phi) = value on a side."""
+    return {"boundaryConditions": (
+        fipy.NthOrderBoundaryCondition(faces=m.facesLeft, value=0.0, order=2),
+        fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.3, order=2))}
 
 
 CONVECTIONS = [fterms.UpwindConvectionTerm, fterms.CentralDifferenceConvectionTerm,
@@ -124,6 +143,25 @@ CASES = {
                                           lhs_of=lambda m: None),
     "transient-coefficient": _case(_grid2d, lambda m, p: DiffusionTerm(1.0),
                                    lhs_of=lambda m: TransientTerm(1.0 + m.x)),
+    # FiPy's ExplicitDiffusionTerm at var.value, on the right-hand side: with hasOld it
+    # reads var.old's constraints (none: zero flux), without it var's own.
+    "crank-nicolson-as-fipy-writes-it": _case(
+        _grid2d, lambda m, p: DiffusionTerm(0.5) + ExplicitDiffusionTerm(0.5)),
+    "explicit-diffusion-without-old": _case(
+        _grid2d, lambda m, p: DiffusionTerm(0.3) + ExplicitDiffusionTerm(
+            1.0 + p.arithmeticFaceValue), has_old=False),
+    "cahn-hilliard-nonuniform-2d": _case(_grid2d, _cahn_hilliard, dt=1e-4),
+    "cahn-hilliard-closed-1d": _case(lambda: Grid1D(nx=40, dx=0.025), _cahn_hilliard,
+                                     bcs=(), dt=1e-3),
+    "fourth-order-flux-condition-1d": _case(
+        lambda: Grid1D(nx=30, dx=0.1), lambda m, p: -DiffusionTerm((1.0, 1.0)),
+        bcs=("left", "right"), dt=1e-2, options_of=lambda m: {"boundaryConditions": (
+            fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.7, order=3),)}),
+    "cahn-hilliard-potential-fixed-1d": _case(
+        lambda: Grid1D(nx=40, dx=0.025), _cahn_hilliard, bcs=("left", "right"), dt=1e-3,
+        options_of=_potential_fixed),
+    "cahn-hilliard-3d": _case(lambda: Grid3D(nx=5, ny=4, nz=3, dx=0.1, dy=0.1, dz=0.1),
+                              lambda m, p: _cahn_hilliard(m, p, -1.0, -0.01), dt=1e-4),
 }
 for _c in CONVECTIONS:
     CASES[_c.__name__] = _case(_grid2d, lambda m, p: DiffusionTerm(0.1),
@@ -172,17 +210,43 @@ def test_compiled_once_and_only_changes_move():
 
 def test_untranslatable_falls_back_and_says_why():
     mesh = Grid1D(nx=10)
+
+    def equation():
+        return TransientTerm() + fterms.VanLeerConvectionTerm(coeff=(1.0,)) == \
+            DiffusionTerm(0.5)
     phi = CellVariable(mesh=mesh, value=0.0)
     phi.constrain(1.0, mesh.facesLeft)
-    eq = TransientTerm() == ExplicitDiffusionTerm(0.5)
-    eq.solve(var=phi, dt=0.5)
+    equation().solve(var=phi, dt=0.5)
     kf.deactivate()
     ref = CellVariable(mesh=mesh, value=0.0)
     ref.constrain(1.0, mesh.facesLeft)
-    (TransientTerm() == ExplicitDiffusionTerm(0.5)).solve(var=ref, dt=0.5)
+    equation().solve(var=ref, dt=0.5)
     assert np.array_equal(phi.value, ref.value)
     (row,) = kf.report()
-    assert row["where"] == "fipy" and "ExplicitDiffusionTerm" in row["reason"]
+    assert row["where"] == "fipy" and "VanLeerConvectionTerm" in row["reason"]
+
+
+def test_other_boundary_conditions_fall_back():
+    mesh = Grid1D(nx=10)
+    phi = CellVariable(mesh=mesh, value=0.0)
+    bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.0, order=2)
+    (TransientTerm() == DiffusionTerm(1.0)).solve(var=phi, dt=0.1, boundaryConditions=(bc,))
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "without a fourth-order" in row["reason"]
+    kf.reset()
+    bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.0, order=1)
+    (TransientTerm() == -DiffusionTerm((1.0, 1.0))).solve(var=phi, dt=0.1,
+                                                          boundaryConditions=(bc,))
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "of order 1" in row["reason"]
+
+
+def test_ill_posed_fourth_order_sign_falls_back():
+    mesh = Grid1D(nx=10)
+    phi = CellVariable(mesh=mesh, value=mesh.x)
+    (TransientTerm() == DiffusionTerm((1.0, 1.0))).solve(var=phi, dt=1e-3)
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "ill-posed" in row["reason"]
 
 
 def test_other_meshes_fall_back():
@@ -267,11 +331,12 @@ def test_module_runs_a_script_unchanged(tmp_path):
     done = _script(tmp_path, "import sys\nfrom fipy import *\n"
                    "m = Grid1D(nx=int(sys.argv[1]))\nv = CellVariable(mesh=m)\n"
                    "v.constrain(1., m.facesLeft)\nDiffusionTerm().solve(var=v)\n"
-                   "(TransientTerm() == ExplicitDiffusionTerm()).solve(var=v, dt=1.)\n"
+                   "(TransientTerm() + VanLeerConvectionTerm((1.,)) == DiffusionTerm())"
+                   ".solve(var=v, dt=1.)\n"
                    "print('answer', round(float(v.value.min()), 9))\n")
     assert done.returncode == 0, done.stderr
     assert "answer 1.0" in done.stdout
-    assert "runs on FiPy" in done.stderr and "ExplicitDiffusionTerm" in done.stderr
+    assert "runs on FiPy" in done.stderr and "VanLeerConvectionTerm" in done.stderr
     assert "kfvm " in done.stderr  # the report's table
 
 

@@ -29,12 +29,11 @@ def _reason_of_error(error):
 
 def _hand_over(term, var, solver, boundaryConditions, dt, sweep, extra):
     """Runs term on kfvm; falls back to FiPy (returns None) when it cannot."""
-    if boundaryConditions not in ((), [], None) or any(v is not None for v in extra):
-        reason = ("it passes boundaryConditions=" if boundaryConditions not in ((), [], None)
-                  else "it asks for underRelaxation, residualFn or cached residuals")
-        return None, reason
+    if any(v is not None for v in extra):
+        return None, "it asks for underRelaxation, residualFn or cached residuals"
     try:
-        residual, fresh, seconds = timed_run(term, var, solver, dt, sweep)
+        residual, fresh, seconds = timed_run(term, var, solver, dt, sweep,
+                                             boundaryConditions)
     except Untranslatable as e:
         return None, str(e)
     except _kfvm.Error as e:

@@ -9,6 +9,7 @@ from collections import OrderedDict as _OrderedDict
 
 import numpy as _np
 
+from .. import _kfvm
 from .meshes import Untranslatable, mapped_grid
 from .solvers import kfvm_solver_of
 from .translate import Translation, leaves
@@ -86,11 +87,78 @@ def _constraints(var, grid):
     return order, a[order], b[order], g[order]
 
 
+def _potential_conditions(boundary_conditions, translation, grid):
+    """FiPy's old-style boundaryConditions= as conditions on the fourth-order term's
+    potential (on second-order terms FiPy's NthOrderBoundaryCondition of order 2 or 3
+    does nothing). With y = div(c2 grad phi) the inner term and kfvm's potential
+    mu = -div(kappa grad phi) = -sign(c2) y (kappa = |c2|, D = sign(c2) sigma c1):
+    - order 2, FiPy's FixedValue on the outer term: y = value, so mu = -sign(c2) value;
+    - order 3, FiPy's FixedFlux on the outer term: outward flux c1 dy/dn = value, so
+      D dmu/dn = -sigma value. FiPy applies that flux at the first solve only (the
+      FixedFlux it derives is cached in the condition and never reset): so does this.
+    Other conditions are not translated. Returns the slots' (order, a, b, g) and the
+    FixedFlux conditions to mark applied once the solve succeeded."""
+    empty = (_np.zeros(0, dtype=_np.int64), _np.zeros(0), _np.zeros(0), _np.zeros(0))
+    applied_now = []
+    if boundary_conditions is None:
+        return empty, applied_now
+    if not isinstance(boundary_conditions, (tuple, list)):
+        boundary_conditions = (boundary_conditions,)
+    if not boundary_conditions:
+        return empty, applied_now
+    slots, a, b, g = [], [], [], []
+    faces = grid.fipy.numberOfFaces
+    for bc in boundary_conditions:
+        kind = type(bc).__name__
+        if kind != "NthOrderBoundaryCondition" or bc.order not in (2, 3):
+            raise Untranslatable("it passes boundaryConditions= with a %s%s (kfvm takes "
+                                 "NthOrderBoundaryCondition of order 2 or 3)"
+                                 % (kind, " of order %s" % bc.order
+                                    if hasattr(bc, "order") else ""))
+        if translation.fourth is None:
+            raise Untranslatable("it passes boundaryConditions= to an equation without a "
+                                 "fourth-order DiffusionTerm")
+        mask = _np.asarray(getattr(bc.faces, "value", bc.faces), dtype=bool)
+        if mask.shape != (faces,):
+            raise Untranslatable("a boundary condition's faces have shape %s" % (mask.shape,))
+        chosen = _np.flatnonzero(mask)
+        slot = grid.boundary_slot_of_fipy_face[chosen]
+        if _np.any(slot < 0):
+            raise Untranslatable("a boundary condition on interior faces")
+        value = _np.asarray(getattr(bc.value, "value", bc.value), dtype=float)
+        if value.size == 1:
+            value = _np.full(len(chosen), float(value.reshape(-1)[0]))
+        elif value.shape == (faces,):
+            value = value[chosen]
+        elif value.shape != (len(chosen),):
+            raise Untranslatable("a boundary condition's value has shape %s" % (value.shape,))
+        D, _, inner_sign = translation.fourth
+        slots.append(slot)
+        if bc.order == 2:
+            a.append(_np.ones(len(slot)))
+            b.append(_np.zeros(len(slot)))
+            g.append(-inner_sign * value)
+            continue
+        if D == 0:
+            raise Untranslatable("a flux condition on a fourth-order term of zero mobility")
+        derived = bc._getDerivative(2)  # FiPy's own FixedFlux, cached in bc
+        applied = getattr(derived, "boundaryConditionApplied", False)
+        applied_now.append(derived)
+        a.append(_np.zeros(len(slot)))
+        b.append(_np.ones(len(slot)))
+        g.append(_np.zeros(len(slot)) if applied else -translation.sigma * value / D)
+    slot = _np.concatenate(slots)
+    if len(_np.unique(slot)) != len(slot):
+        raise Untranslatable("two boundary conditions on one face")
+    return (slot.astype(_np.int64), _np.concatenate(a), _np.concatenate(b),
+            _np.concatenate(g)), applied_now
+
+
 class _Compiled:
     """kfvm's equation and stepper for one structure, with the device copies of its
     coefficients and what was last moved there."""
 
-    def __init__(self, translation, grid, solver_name, parameters, slots):
+    def __init__(self, translation, grid, solver_name, parameters, slots, potential_slots):
         module = grid.kfvm._module
         mesh = grid.kfvm._cpp
         self.grid = grid
@@ -109,9 +177,16 @@ class _Compiled:
         if t.has_transient:
             cpp.transient(coefficient("rho", t.rho, module.CellField))
         if not (t.D.is_constant and t.D.constant == 0):
-            cpp.diffusion(coefficient("D", t.D, module.FaceField))
+            cpp.diffusion(coefficient("D", t.D, module.FaceField), t.D_sign)
+        if t.has_explicit_diffusion:
+            cpp.explicit_diffusion(coefficient("De", t.explicit_D, module.FaceField),
+                                   t.explicit_boundary)
+        if t.fourth is not None:
+            D, kappa, _ = t.fourth
+            cpp.higher_order_diffusion(D, kappa, _kfvm.Polynomial([0.0]))
         if not (t.implicit.is_constant and t.implicit.constant == 0):
-            cpp.implicit_source(coefficient("c", t.implicit, module.CellField))
+            cpp.implicit_source(coefficient("c", t.implicit, module.CellField),
+                                t.implicit_form)
         if not (t.source.is_constant and t.source.constant == 0):
             cpp.source(coefficient("s", t.source, module.CellField))
         if t.velocity is not None:
@@ -124,6 +199,10 @@ class _Compiled:
             cpp.boundary_slots(order.tolist(), a.tolist(), b.tolist(), g.tolist())
         if t.velocity is not None:
             cpp.convection_through_slots(order.tolist())  # FiPy's: constrained faces only
+        order, a, b, g = potential_slots
+        if len(order):
+            cpp.higher_order_boundary_slots(order.tolist(), a.tolist(), b.tolist(),
+                                            g.tolist())
         cpp.validate()
         self.cpp = cpp
         self.stepper = module.ImplicitStepper(cpp, solver_name, parameters)
@@ -150,7 +229,7 @@ class _Compiled:
     def refresh(self, translation):
         t = translation
         for name, value in (("rho", t.rho), ("D", t.D), ("c", t.implicit),
-                            ("s", t.source), ("u", t.velocity)):
+                            ("s", t.source), ("u", t.velocity), ("De", t.explicit_D)):
             if name in self.fields:
                 self.upload(name, value.array)
 
@@ -199,22 +278,23 @@ class Engine:
         entry["compiles"] += int(compiled)
         return first
 
-    def _compiled_for(self, translation, var, solver_spec, slots):
+    def _compiled_for(self, translation, var, solver_spec, slots, potential_slots):
         name, parameters, _ = solver_spec
         key = (id(var), id(translation.grid), translation.signature, name,
-               tuple(sorted(parameters.items())), slots[0].tobytes(), slots[1].tobytes(),
-               slots[2].tobytes(), slots[3].tobytes())
+               tuple(sorted(parameters.items())),
+               tuple(array.tobytes() for array in slots + potential_slots))
         entry = self.compiled.get(key)
         if entry is not None and entry[0] is var:
             self.compiled.move_to_end(key)
             return entry[1], False
-        compiled = _Compiled(translation, translation.grid, name, parameters, slots)
+        compiled = _Compiled(translation, translation.grid, name, parameters, slots,
+                             potential_slots)
         self.compiled[key] = (var, compiled)
         while len(self.compiled) > self.capacity:
             self.compiled.popitem(last=False)
         return compiled, True
 
-    def run(self, term, var, solver, dt, sweep):
+    def run(self, term, var, solver, dt, sweep, boundary_conditions=()):
         """Solves (or sweeps) term for var on kfvm. Returns (residual, compiled?) or
         raises Untranslatable (then FiPy solves it)."""
         if var is None:
@@ -229,11 +309,18 @@ class Engine:
         translation = Translation(term, var, grid)
         if translation.has_transient and dt is None:
             raise Untranslatable("a TransientTerm without dt")
-        kinds = {"convection"} if translation.velocity is not None else set()
+        kinds = set()
+        if translation.velocity is not None:
+            kinds.add("convection")
+        if translation.fourth is not None or translation.D_sign == "either":
+            kinds.add("indefinite")  # not symmetric positive definite: no CG
         solver_spec = kfvm_solver_of(solver, kinds)
         slots = _constraints(var, grid)
+        potential_slots, fluxes_applied = _potential_conditions(boundary_conditions,
+                                                                translation, grid)
         start = self._lap("translate", start)
-        compiled, fresh = self._compiled_for(translation, var, solver_spec, slots)
+        compiled, fresh = self._compiled_for(translation, var, solver_spec, slots,
+                                             potential_slots)
         start = self._lap("compile", start)
         compiled.refresh(translation)
         phi = _np.asarray(var.value, dtype=float).reshape(-1)
@@ -262,6 +349,8 @@ class Engine:
             _warnings.warn("kfvm.fipy: %s did not converge for '%s': %s"
                            % (report.solver, var.name, report.reason), ConvergenceWarning,
                            stacklevel=4)
+        for condition in fluxes_applied:
+            condition.boundaryConditionApplied = True  # as FiPy's first build sets it
         answer = grid.cells_from_kfvm(compiled.phi.copy_to_numpy())
         compiled.last["phi"] = grid.cells_to_kfvm(answer).copy()
         var.value = answer.reshape(var.shape)
@@ -276,8 +365,8 @@ def engine():
     return _engine
 
 
-def timed_run(term, var, solver, dt, sweep):
+def timed_run(term, var, solver, dt, sweep, boundary_conditions=()):
     start = _time.perf_counter()
-    residual, fresh = _engine.run(term, var, solver, dt, sweep)
+    residual, fresh = _engine.run(term, var, solver, dt, sweep, boundary_conditions)
     return residual, fresh, _time.perf_counter() - start
 

@@ -15,6 +15,13 @@ from .meshes import Untranslatable
 LU_TOLERANCE = 1e-10
 #: The iterations allowed for FiPy's LU, whose own count is of refinement steps.
 LU_ITERATIONS = 2000
+#: A tighter tolerance asked of FiPy's LU goes down to this one: below it round-off
+#: stalls a Krylov method (FiPy's tanh1D asks 1e-15, which GMRES reaches at ~2e-15).
+LU_FLOOR = 1e-13
+
+
+def _lu_tolerance(tolerance):
+    return min(max(float(tolerance), LU_FLOOR), LU_TOLERANCE)
 
 
 #: kfvm's method for each of FiPy's solver classes, by class name (the same names in
@@ -59,7 +66,7 @@ def kfvm_solver_of(solver, kinds):
     the right-hand side, or 'unscaled'), iterations and preconditioner. None (FiPy's
     default, an LU) is CG, or GMRES with ILU(0) for convection, to LU_TOLERANCE."""
     if solver is None:
-        method = "gmres" if "convection" in kinds else "cg"
+        method = "gmres" if kinds & {"convection", "indefinite"} else "cg"
         return method, _parameters(method, LU_TOLERANCE, 0.0, LU_ITERATIONS,
                                    "ilu0" if method == "gmres" else "jacobi"), "default"
     method = _method_of(solver)
@@ -69,11 +76,14 @@ def kfvm_solver_of(solver, kinds):
     tolerance = float(solver.tolerance)
     iterations = int(solver.iterations)
     if method == "lu":
+        # Not with another criterion: a script that sweeps until FiPy's residual is
+        # below 1e-14 (examples/phase/binary) relies on the LU's round-off accuracy,
+        # which a Krylov method to LU_TOLERANCE of the right-hand side does not reach.
         if criterion not in ("default", "RHS"):
             raise Untranslatable("its solver is FiPy's LU with criterion '%s' (kfvm, which "
                                  "has no direct solver, stands in for an LU with the "
                                  "right-hand side criterion only)" % criterion)
-        return "gmres", _parameters("gmres", min(tolerance, LU_TOLERANCE), 0.0,
+        return "gmres", _parameters("gmres", _lu_tolerance(tolerance), 0.0,
                                     LU_ITERATIONS, "ilu0"), criterion
     if criterion in ("default", "RHS", "legacy"):
         relative, absolute = tolerance, 0.0
@@ -139,7 +149,7 @@ class _KfvmSolver(_ScipySolver):
         if method == "lu":
             method, iterations, precon = "gmres", LU_ITERATIONS, "ilu0"
         if target is None:
-            tolerance = min(float(self.tolerance), LU_TOLERANCE) if self._method == "lu" \
+            tolerance = _lu_tolerance(self.tolerance) if self._method == "lu" \
                 else float(self.tolerance)
             parameters = _parameters(method, tolerance, self.absolute_tolerance,
                                      iterations, precon)

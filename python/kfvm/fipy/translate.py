@@ -29,6 +29,7 @@ _KIND_OF = dict([(c, "diffusion") for c in _DIFFUSION]
                 + [(c, "convection") for c in _SCHEMES]
                 + [(_terms.TransientTerm, "transient"),
                    (_terms.ImplicitSourceTerm, "implicit"),
+                   (_terms.ExplicitDiffusionTerm, "explicit-diffusion"),
                    (_ExplicitSourceTerm, "source")])
 
 
@@ -99,7 +100,7 @@ class Translation:
         cells = grid.kfvm.numberOfCells
         faces = grid.kfvm.numberOfFaces
         parts = {"transient": [], "diffusion": [], "implicit": [], "source": [],
-                 "convection": []}
+                 "convection": [], "explicit-diffusion": []}
         schemes = set()
         fourth = []
         for leaf in leaves(term):
@@ -109,7 +110,12 @@ class Translation:
             if kind is None:
                 raise Untranslatable("kfvm does not translate FiPy's %s yet"
                                      % type(leaf).__name__)
-            if kind == "diffusion":
+            if kind == "explicit-diffusion":
+                if leaf.order != 2:
+                    raise Untranslatable("an ExplicitDiffusionTerm of order %d" % leaf.order)
+                parts[kind].append((leaf, _evaluate(leaf.nthCoeff, faces,
+                                                    "an ExplicitDiffusionTerm's coefficient")))
+            elif kind == "diffusion":
                 if leaf.order == 4:
                     fourth.append(leaf)
                     continue
@@ -127,10 +133,6 @@ class Translation:
             raise Untranslatable("convection terms of several schemes (%s)"
                                  % ", ".join(sorted(schemes)))
         self.scheme = schemes.pop() if schemes else None
-        if fourth:
-            raise Untranslatable("its fourth-order DiffusionTerm (kfvm's takes FiPy's "
-                                 "form with a second-order face coefficient next to it: "
-                                 "not yet)")
         self._parts = parts
         rho = self._sum(parts["transient"], cells)
         D = self._sum(parts["diffusion"], faces)
@@ -144,6 +146,7 @@ class Translation:
             if _np.all(_np.asarray(d) >= 0):
                 sigma = -1.0
         self.sigma = sigma
+        self.fourth = self._fourth_order(fourth, sigma)
         self.rho = self._scaled(rho, sigma)
         self.D = self._scaled(D, -sigma)
         self._check_signs(var)
@@ -155,6 +158,14 @@ class Translation:
             self.source = Value(array=base + explicit_part)
         if not self.source.is_constant:  # in kfvm's cell order, as every coefficient here
             self.source = Value(array=grid.cells_to_kfvm(self.source.array))
+        # FiPy's ExplicitDiffusionTerm reads the constraints of var.old: none when var
+        # has an old copy (hasOld=True), var's own otherwise.
+        self.explicit_D = self._scaled(self._sum(parts["explicit-diffusion"], faces), -sigma)
+        if not self.explicit_D.is_constant:
+            self.explicit_D = Value(array=grid.faces_to_kfvm(self.explicit_D.array))
+        self.has_explicit_diffusion = bool(parts["explicit-diffusion"])
+        self.explicit_boundary = ("zero-flux" if getattr(var, "_old", None) is not None
+                                  else "conditions")
         self.velocity = None
         if parts["convection"]:
             self.velocity = self._sum_velocity([v for _, v in parts["convection"]], sigma)
@@ -164,9 +175,37 @@ class Translation:
         self.signature = (
             self.has_transient, self.scheme, sigma,
             tuple(_signature_of(v) for v in (self.rho, self.D, self.implicit, self.source)),
-            None if self.velocity is None else _signature_of(self.velocity))
+            None if self.velocity is None else _signature_of(self.velocity),
+            self.D_sign, self.fourth, self.implicit_form,
+            (_signature_of(self.explicit_D), self.explicit_boundary)
+            if self.has_explicit_diffusion else None)
 
     # -- coefficients ------------------------------------------------------------------
+    @staticmethod
+    def _fourth_order(leaves_of_order_4, sigma):
+        """FiPy's DiffusionTerm(coeff=(c1, c2)), div(c1 grad div(c2 grad phi)) on the
+        left of FiPy's '= 0', as kfvm's higherOrderDiffusion(D, kappa): the term
+        div(D grad mu), mu = -div(kappa grad phi), on the right of kfvm's form, so
+        D kappa = sigma c1 c2 with D, kappa >= 0. Returns (D, kappa, sign of c2) or None."""
+        if not leaves_of_order_4:
+            return None
+        if len(leaves_of_order_4) > 1:
+            raise Untranslatable("it has %d fourth-order DiffusionTerms (kfvm takes one)"
+                                 % len(leaves_of_order_4))
+        leaf = leaves_of_order_4[0]
+        c1, c2 = (_evaluate(c, 0, "a fourth-order DiffusionTerm's coefficient")
+                  for c in leaf.coeff)
+        if not (c1.is_constant and c2.is_constant):
+            raise Untranslatable("a fourth-order DiffusionTerm's coefficients are not "
+                                 "numbers (kfvm's higher-order term takes constants)")
+        c1, c2 = c1.constant, c2.constant
+        inner_sign = 1.0 if c2 >= 0 else -1.0
+        D, kappa = inner_sign * sigma * c1, inner_sign * c2
+        if D < 0:
+            raise Untranslatable("its fourth-order DiffusionTerm has the ill-posed sign "
+                                 "(+div(grad div(grad phi)) against the time derivative)")
+        return (D, kappa, inner_sign)
+
     @staticmethod
     def _sum(entries, size):
         if not entries:
@@ -189,9 +228,9 @@ class Translation:
         if self._parts["transient"] and _np.any(_np.asarray(rho) < 0):
             raise Untranslatable("its TransientTerm's coefficient changes sign")
         D = self.D.constant if self.D.is_constant else self.D.array
-        if _np.any(_np.asarray(D) < 0):
-            raise Untranslatable("its DiffusionTerm's coefficient is negative at some faces "
-                                 "(kfvm takes D >= 0 in its form)")
+        # FiPy's face coefficient may be negative (Cahn-Hilliard's D f''(phi) in the
+        # spinodal region): kfvm's DiffusionSign::Either, what FiPy computes with.
+        self.D_sign = "either" if _np.any(_np.asarray(D) < 0) else "non-negative"
         if not self.D.is_constant:
             self.D = Value(array=self.grid.faces_to_kfvm(self.D.array))
         for name in ("rho",):
@@ -204,10 +243,22 @@ class Translation:
         (its sign agrees with the equation's diagonal sign), and explicit elsewhere (its
         coefficient times the current values, a source)."""
         entries = self._parts["implicit"]
+        self.implicit_form = "matrix"
         if not entries:
             return Value(constant=0.0), None
         transient = term._getTransientGeomCoeff(var)
         diffusion = term._getDiffusionGeomCoeff(var)
+        sigma = self.sigma
+        if len(entries) == 1:
+            leaf, value = entries[0]
+            diagonal_sign = _np.asarray(leaf._getDiagonalSign(transient, diffusion))
+            if _np.all(sigma * diagonal_sign == 1):
+                # FiPy's diagonal is kfvm's positive one: its rule is kfvm's
+                # ImplicitSourceForm::DiagonalOnly (c' = -sigma c <= 0 in the matrix).
+                self.implicit_form = "diagonal-only"
+                if value.is_constant:
+                    return Value(constant=-sigma * value.constant), None
+                return Value(array=self.grid.cells_to_kfvm(-sigma * value.array)), None
         implicit = _np.zeros(cells)
         explicit = _np.zeros(cells)
         all_implicit = True
@@ -220,7 +271,6 @@ class Translation:
             implicit += _np.where(on_diagonal, c, 0.0)
             explicit += _np.where(on_diagonal, 0.0, c * _np.asarray(var.value, dtype=float))
         # In kfvm's form: c' = -sigma c (implicit), s' = -sigma c phi (explicit part).
-        sigma = self.sigma
         constant = all_implicit and all(v.is_constant for _, v in entries)
         if constant:
             return Value(constant=-sigma * float(implicit[0])), None

@@ -54,6 +54,14 @@ void readEquation(TableReader& equation, Deck& deck,
     reader.finish();
   }
   deck.implicitSource = equation.coefficient("implicit_source", 0, -huge, huge);
+  deck.implicitSourceForm =
+      equation.string("implicit_source_form", "matrix", {"matrix", "diagonal-only"});
+  if (equation.find("explicit_diffusion")) {
+    deck.hasExplicitDiffusion = true;
+    deck.explicitDiffusion = equation.number("explicit_diffusion", 0, -huge, huge);
+  }
+  deck.explicitDiffusionBoundary = equation.string(
+      "explicit_diffusion_boundary", "conditions", {"conditions", "zero-flux"});
   deck.source = equation.coefficient("source", 0, -huge, huge);
   deck.sourcePolynomial = equation.numbers("source_polynomial", 0, -huge, huge);
   if (const auto* higher = equation.subtable("higher_order")) {

@@ -85,6 +85,10 @@ struct Deck {
   std::array<double, 3> velocity{};
   std::string scheme = "upwind";
   DeckCoefficient implicitSource, source;
+  std::string implicitSourceForm = "matrix";  // or "diagonal-only" (FiPy's rule)
+  bool hasExplicitDiffusion = false;
+  double explicitDiffusion = 0;
+  std::string explicitDiffusionBoundary = "conditions";  // or "zero-flux"
   std::vector<double> sourcePolynomial;
   double mobility = 0, kappa = 0;
   std::vector<double> potential{0};

@@ -165,10 +165,19 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
   if (deck.hasConvection)
     equation.convection(Real(deck.velocity[0]), Real(deck.velocity[1]),
                         Real(deck.velocity[2]), convectionSchemeFromName(deck.scheme));
+  const ImplicitSourceForm sourceForm = deck.implicitSourceForm == "diagonal-only"
+                                            ? ImplicitSourceForm::DiagonalOnly
+                                            : ImplicitSourceForm::Matrix;
   if (deck.implicitSource.isExpression())
-    equation.implicitSource(field(deck.implicitSource, "kfvm::deck::implicitSource"));
+    equation.implicitSource(field(deck.implicitSource, "kfvm::deck::implicitSource"),
+                            sourceForm);
   else if (deck.implicitSource.value != 0)
-    equation.implicitSource(Real(deck.implicitSource.value));
+    equation.implicitSource(Real(deck.implicitSource.value), sourceForm);
+  if (deck.hasExplicitDiffusion)
+    equation.explicitDiffusion(Real(deck.explicitDiffusion),
+                               deck.explicitDiffusionBoundary == "zero-flux"
+                                   ? ExplicitDiffusionBoundary::ZeroFlux
+                                   : ExplicitDiffusionBoundary::EquationConditions);
   if (deck.source.isExpression())
     equation.source(field(deck.source, "kfvm::deck::source"));
   else if (deck.source.value != 0)

@@ -314,6 +314,8 @@ class Engine:
             kinds.add("convection")
         if translation.fourth is not None or translation.D_sign == "either":
             kinds.add("indefinite")  # not symmetric positive definite: no CG
+        if grid.dim == 3:
+            kinds.add("3d")
         solver_spec = kfvm_solver_of(solver, kinds)
         slots = _constraints(var, grid)
         potential_slots, fluxes_applied = _potential_conditions(boundary_conditions,

@@ -19,6 +19,33 @@ class ConvergenceWarning(UserWarning):
     """A kfvm solve that stopped before its tolerance (FiPy warns too, and goes on)."""
 
 
+def _boundary_faces(where, grid, what):
+    """The FiPy faces a mask selects (None: all) and their kfvm boundary slots; a mask
+    reaching an interior face is not translated."""
+    faces = grid.fipy.numberOfFaces
+    mask = _np.ones(faces, dtype=bool) if where is None else \
+        _np.asarray(getattr(where, "value", where), dtype=bool)
+    if mask.shape != (faces,):
+        raise Untranslatable("%s's mask has shape %s" % (what, mask.shape))
+    chosen = _np.flatnonzero(mask)
+    slots = grid.boundary_slot_of_fipy_face[chosen]
+    if _np.any(slots < 0):
+        raise Untranslatable("%s on interior faces (kfvm constrains boundary faces)" % what)
+    return chosen, slots
+
+
+def _values_on(value, chosen, grid, what):
+    """A FiPy value (a number, or one per face or per chosen face) on the chosen faces."""
+    value = _np.asarray(getattr(value, "value", value), dtype=float)
+    if value.ndim == 1 and value.shape[0] == grid.fipy.numberOfFaces:
+        return value[chosen]
+    if value.size == 1:
+        return _np.full(len(chosen), float(value.reshape(-1)[0]))
+    if value.shape != (len(chosen),):
+        raise Untranslatable("%s of shape %s" % (what, value.shape))
+    return value
+
+
 def _constraints(var, grid):
     """FiPy's face constraints of var as kfvm Robin coefficients per boundary slot:
     values (a = 1, b = 0, g = value) and gradients (a = 0, b = 1, g = grad . n)."""
@@ -27,34 +54,17 @@ def _constraints(var, grid):
     n = grid.kfvm._cpp.num_boundary_faces
     a, b, g = _np.zeros(n), _np.ones(n), _np.zeros(n)
     kind = _np.zeros(n, dtype=_np.int8)  # 0 free, 1 value, 2 gradient
-    slots_of = grid.boundary_slot_of_fipy_face
     faces = grid.fipy.numberOfFaces
 
     def selected(constraint):
-        where = constraint.where
-        mask = _np.ones(faces, dtype=bool) if where is None else \
-            _np.asarray(getattr(where, "value", where), dtype=bool)
-        if mask.shape != (faces,):
-            raise Untranslatable("a constraint's mask has shape %s" % (mask.shape,))
-        chosen = _np.flatnonzero(mask)
-        slots = slots_of[chosen]
-        if _np.any(slots < 0):
-            raise Untranslatable("a constraint on interior faces (kfvm constrains boundary "
-                                 "faces)")
-        return chosen, slots
+        return _boundary_faces(constraint.where, grid, "a constraint")
 
     def values(v):
         return _np.asarray(getattr(v, "value", v), dtype=float)
 
     for constraint in getattr(var, "faceConstraints", []):
         chosen, slots = selected(constraint)
-        value = values(constraint.value)
-        if value.ndim == 1 and value.shape[0] == faces:
-            value = value[chosen]
-        elif value.size == 1:
-            value = _np.full(len(chosen), float(value.reshape(-1)[0]))
-        elif value.shape != (len(chosen),):
-            raise Untranslatable("a value constraint of shape %s" % (value.shape,))
+        value = _values_on(constraint.value, chosen, grid, "a value constraint")
         if _np.any(kind[slots] == 2):
             raise Untranslatable("a face with both a value and a gradient constraint")
         a[slots], b[slots], g[slots], kind[slots] = 1.0, 0.0, value, 1
@@ -107,7 +117,6 @@ def _potential_conditions(boundary_conditions, translation, grid):
     if not boundary_conditions:
         return empty, applied_now
     slots, a, b, g = [], [], [], []
-    faces = grid.fipy.numberOfFaces
     for bc in boundary_conditions:
         kind = type(bc).__name__
         if kind != "NthOrderBoundaryCondition" or bc.order not in (2, 3):
@@ -118,20 +127,8 @@ def _potential_conditions(boundary_conditions, translation, grid):
         if translation.fourth is None:
             raise Untranslatable("it passes boundaryConditions= to an equation without a "
                                  "fourth-order DiffusionTerm")
-        mask = _np.asarray(getattr(bc.faces, "value", bc.faces), dtype=bool)
-        if mask.shape != (faces,):
-            raise Untranslatable("a boundary condition's faces have shape %s" % (mask.shape,))
-        chosen = _np.flatnonzero(mask)
-        slot = grid.boundary_slot_of_fipy_face[chosen]
-        if _np.any(slot < 0):
-            raise Untranslatable("a boundary condition on interior faces")
-        value = _np.asarray(getattr(bc.value, "value", bc.value), dtype=float)
-        if value.size == 1:
-            value = _np.full(len(chosen), float(value.reshape(-1)[0]))
-        elif value.shape == (faces,):
-            value = value[chosen]
-        elif value.shape != (len(chosen),):
-            raise Untranslatable("a boundary condition's value has shape %s" % (value.shape,))
+        chosen, slot = _boundary_faces(bc.faces, grid, "a boundary condition")
+        value = _values_on(bc.value, chosen, grid, "a boundary condition's value")
         D, _, inner_sign = translation.fourth
         slots.append(slot)
         if bc.order == 2:

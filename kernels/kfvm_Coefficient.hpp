@@ -12,7 +12,7 @@ struct Coefficient {
   Real constant = 0;
   DeviceView<const Real*, ExecSpace> values;
 
-  bool isField() const { return values.extent(0) > 0; }
+  KOKKOS_INLINE_FUNCTION bool isField() const { return values.extent(0) > 0; }
   KOKKOS_INLINE_FUNCTION Real operator()(Ordinal i) const {
     return values.extent(0) > 0 ? values(i) : constant;
   }

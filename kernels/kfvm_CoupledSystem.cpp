@@ -5,6 +5,7 @@
 #include <kfvm_ForEach.hpp>
 
 #include "detail/kfvm_AssemblyKernels.hpp"
+#include "detail/kfvm_CoefficientChecks.hpp"
 
 #include <cmath>
 
@@ -38,13 +39,13 @@ struct BlockStructureKernel {
 /// Robin coefficients per boundary slot, one set per variable.
 template <class ExecSpace>
 struct CoupledBoundaryViews {
-  DeviceView<const Real*, ExecSpace> a[CoupledCoefficients::maxVariables],
-      b[CoupledCoefficients::maxVariables], g[CoupledCoefficients::maxVariables];
+  DeviceView<const Real*, ExecSpace> a[maxCoupledVariables], b[maxCoupledVariables],
+      g[maxCoupledVariables];
 };
 
 template <class ExecSpace>
 struct BlockFillKernel {
-  CoupledCoefficients k;
+  CoupledCoefficients<ExecSpace> k;
   CoupledBoundaryViews<ExecSpace> robin;
   DeviceView<const Ordinal*, ExecSpace> faceSlots;
   DeviceView<Offset*, ExecSpace> scalarOffsets;
@@ -73,32 +74,38 @@ struct BlockFillKernel {
     for (int e = 0; e < n; ++e) {
       const Offset row = Offset(n) * n * first + Offset(e) * n * length;
       for (Offset p = 0; p < length * n; ++p) values(row + p) = 0;
-      Real b = k.s[e] * volume;
+      Real b = k.s[e](cell) * volume;
       for (int v = 0; v < n; ++v) {
         const Real old = previous(cell * n + v), now = iterate(cell * n + v);
-        Real diagonal = k.rho[e][v] * invDt * volume - k.c[e][v] * volume;
-        b += k.rho[e][v] * invDt * volume * old;
+        const Real rho = k.rho[e][v](cell), c = k.c[e][v](cell);
+        Real diagonal = rho * invDt * volume;
+        b += rho * invDt * volume * old;
+        if (k.cDiagonalOnly[e][v] && c > 0)  // FiPy's rule: c phi* on the right
+          b += c * now * volume;
+        else
+          diagonal -= c * volume;
         if (k.hasS[e][v]) {  // Newton: S(now) + S'(now) (phi - now)
           const Real slope = k.S[e][v].derivative(now);
           diagonal -= slope * volume;
           b += (k.S[e][v](now) - slope * now) * volume;
         }
-        const Real D = k.D[e][v];
-        if (D != 0) {
+        const Coefficient<ExecSpace>& D = k.D[e][v];
+        if (D.isField() || D.constant != 0) {
           for (Offset slot = cellFaceOffsets(cell); slot < cellFaceOffsets(cell + 1);
                ++slot) {
             const Ordinal f = cellFaces(slot);
             const Ordinal o = faceCells(f, 0), nb = faceCells(f, 1);
+            const Real Df = D(f);
             if (nb < 0) {  // the Robin condition of variable v: J = aB phi_P - cB
               const Ordinal bs = faceSlots(f);
               const BoundaryFlux flux =
-                  boundaryFlux(D * areas(f), robin.a[v](bs), robin.b[v](bs),
+                  boundaryFlux(Df * areas(f), robin.a[v](bs), robin.b[v](bs),
                                robin.g[v](bs), distances(f), 0, ConvectionScheme::Upwind);
               diagonal += flux.aB;
               b += flux.cB;
               continue;
             }
-            const Real weight = D * areas(f) / distances(f);
+            const Real weight = Df * areas(f) / distances(f);
             diagonal += weight;
             values(row + position(cell, o == cell ? nb : o) * n + v) -= weight;
           }
@@ -128,9 +135,9 @@ struct PackKernel {
 template <class ExecSpace>
 CoupledSystem<ExecSpace>::CoupledSystem(const Mesh<ExecSpace>& mesh, int numVariables)
     : mesh_(mesh) {
-  require(numVariables >= 1 && numVariables <= CoupledCoefficients::maxVariables,
-          "a coupled system has 1 to ", CoupledCoefficients::maxVariables,
-          " variables, got ", numVariables);
+  require(numVariables >= 1 && numVariables <= maxCoupledVariables,
+          "a coupled system has 1 to ", maxCoupledVariables, " variables, got ",
+          numVariables);
   coefficients_.numVariables = numVariables;
   for (int v = 0; v < numVariables; ++v) boundaries_.emplace_back(mesh_);
   buildStructure();
@@ -163,11 +170,35 @@ void CoupledSystem<ExecSpace>::checkIndices(int equation, int variable) const {
 }
 
 template <class ExecSpace>
+template <Centering Where>
+Coefficient<ExecSpace> CoupledSystem<ExecSpace>::checkedField(
+    const Field<ExecSpace, Where>& field, int e, int v, const char* role,
+    bool nonNegative) const {
+  checkIndices(e, v);
+  field.requireOn(mesh_, role);
+  const Coefficient<ExecSpace> coefficient{0, field.values()};
+  try {
+    Details::requireValidCoefficient(
+        coefficient, role, Where == Centering::Cell ? "cell" : "face", nonNegative);
+  } catch (const Error& error) {
+    fail("equation ", e, ", variable ", v, " of the coupled system: ", error.message());
+  }
+  return coefficient;
+}
+
+template <class ExecSpace>
 CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::transient(int e, int v, Real rho) {
   checkIndices(e, v);
   require(std::isfinite(rho) && rho >= 0,
           "transient coefficient must be finite and >= 0, got ", rho);
-  coefficients_.rho[e][v] = rho;
+  coefficients_.rho[e][v] = Coefficient<ExecSpace>{rho, {}};
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::transient(
+    int e, int v, const CellField<ExecSpace>& rho) {
+  coefficients_.rho[e][v] = checkedField(rho, e, v, "transient", true);
   return *this;
 }
 
@@ -175,15 +206,32 @@ template <class ExecSpace>
 CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::diffusion(int e, int v, Real D) {
   checkIndices(e, v);
   require(std::isfinite(D), "diffusion coefficient must be finite, got ", D);
-  coefficients_.D[e][v] = D;
+  coefficients_.D[e][v] = Coefficient<ExecSpace>{D, {}};
   return *this;
 }
 
 template <class ExecSpace>
-CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::implicitSource(int e, int v, Real c) {
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::diffusion(
+    int e, int v, const FaceField<ExecSpace>& D) {
+  coefficients_.D[e][v] = checkedField(D, e, v, "diffusion", false);
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::implicitSource(
+    int e, int v, Real c, ImplicitSourceForm form) {
   checkIndices(e, v);
   require(std::isfinite(c), "implicit source coefficient must be finite, got ", c);
-  coefficients_.c[e][v] = c;
+  coefficients_.c[e][v] = Coefficient<ExecSpace>{c, {}};
+  coefficients_.cDiagonalOnly[e][v] = form == ImplicitSourceForm::DiagonalOnly;
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::implicitSource(
+    int e, int v, const CellField<ExecSpace>& c, ImplicitSourceForm form) {
+  coefficients_.c[e][v] = checkedField(c, e, v, "implicit source", false);
+  coefficients_.cDiagonalOnly[e][v] = form == ImplicitSourceForm::DiagonalOnly;
   return *this;
 }
 
@@ -201,7 +249,14 @@ template <class ExecSpace>
 CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(int e, Real s) {
   checkIndices(e, 0);
   require(std::isfinite(s), "source must be finite, got ", s);
-  coefficients_.s[e] = s;
+  coefficients_.s[e] = Coefficient<ExecSpace>{s, {}};
+  return *this;
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(
+    int e, const CellField<ExecSpace>& s) {
+  coefficients_.s[e] = checkedField(s, e, 0, "source", false);
   return *this;
 }
 
@@ -242,8 +297,12 @@ template <class ExecSpace>
 void CoupledSystem<ExecSpace>::validate() const {
   const auto& k = coefficients_;
   const int n = numVariables();
+  auto present = [](const Coefficient<ExecSpace>& x) {
+    return x.isField() || x.constant != 0;
+  };
   auto acts = [&](int e, int v) {
-    return k.rho[e][v] != 0 || k.D[e][v] != 0 || k.c[e][v] != 0 || k.hasS[e][v];
+    return present(k.rho[e][v]) || present(k.D[e][v]) || present(k.c[e][v]) ||
+           k.hasS[e][v];
   };
   for (int e = 0; e < n; ++e) {
     bool any = false;

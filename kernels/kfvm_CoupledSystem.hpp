@@ -2,7 +2,9 @@
 #define KFVM_COUPLED_SYSTEM_HPP
 
 #include <kfvm_BoundaryCondition.hpp>
+#include <kfvm_Coefficient.hpp>
 #include <kfvm_CrsMatrix.hpp>
+#include <kfvm_Equation.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
 #include <kfvm_Polynomial.hpp>
@@ -11,17 +13,22 @@
 
 namespace kfvm {
 
+/// The most variables a CoupledSystem takes.
+inline constexpr int maxCoupledVariables = 4;
+
 /// Coefficients of a coupled system as kernels read them: entry [e][v] acts in equation
-/// e on variable v.
+/// e on variable v; each is a constant or one value per cell (per face for D).
+template <class ExecSpace>
 struct CoupledCoefficients {
-  static constexpr int maxVariables = 4;
+  static constexpr int maxVariables = maxCoupledVariables;
   int numVariables = 0;
-  Real rho[maxVariables][maxVariables] = {};
-  Real D[maxVariables][maxVariables] = {};
-  Real c[maxVariables][maxVariables] = {};
+  Coefficient<ExecSpace> rho[maxVariables][maxVariables];
+  Coefficient<ExecSpace> D[maxVariables][maxVariables];
+  Coefficient<ExecSpace> c[maxVariables][maxVariables];
+  bool cDiagonalOnly[maxVariables][maxVariables] = {};
   Polynomial S[maxVariables][maxVariables];
   bool hasS[maxVariables][maxVariables] = {};
-  Real s[maxVariables] = {};
+  Coefficient<ExecSpace> s[maxVariables];
 };
 
 /// Several cell variables solved together as one block system (FiPy's eq1 & eq2).
@@ -30,8 +37,13 @@ struct CoupledCoefficients {
 ///   sum_v rho_ev dphi_v/dt = sum_v [ div(D_ev grad phi_v) + c_ev phi_v + S_ev(phi_v) ] +
 ///   s_e
 ///
-/// with constant coefficients and polynomial sources S_ev, linearized by Newton around
-/// the latest iterate (so sweeps converge quadratically). Boundary conditions belong to
+/// with coefficients that are constants or fields (rho_ev, c_ev and s_e per cell, D_ev
+/// per face, any sign but rho_ev >= 0: the coupling blocks of FiPy's eq1 & eq2 take
+/// either) and polynomial sources S_ev, linearized by Newton around the latest iterate
+/// (so sweeps converge quadratically). A field coefficient is read at every assembly:
+/// refill its values between steps and the next step uses them. c_ev may take FiPy's
+/// ImplicitSourceForm::DiagonalOnly: in block (e, v) where c_ev <= 0, c_ev phi_v* at the
+/// latest iterate on the right-hand side elsewhere. Boundary conditions belong to
 /// the variables: boundary(v, patch, condition) holds for variable v on that patch, in
 /// every diffusion term D_ev acting on it (Robin form, as for Equation); patches not set
 /// are zero flux (the usual phase-field setting). The block matrix interleaves
@@ -47,10 +59,16 @@ class CoupledSystem {
   CoupledSystem(const Mesh<ExecSpace>& mesh, int numVariables);
 
   CoupledSystem& transient(int equation, int variable, Real rho = 1);
+  CoupledSystem& transient(int equation, int variable, const CellField<ExecSpace>& rho);
   CoupledSystem& diffusion(int equation, int variable, Real D);
-  CoupledSystem& implicitSource(int equation, int variable, Real c);
+  CoupledSystem& diffusion(int equation, int variable, const FaceField<ExecSpace>& D);
+  CoupledSystem& implicitSource(int equation, int variable, Real c,
+                                ImplicitSourceForm form = ImplicitSourceForm::Matrix);
+  CoupledSystem& implicitSource(int equation, int variable, const CellField<ExecSpace>& c,
+                                ImplicitSourceForm form = ImplicitSourceForm::Matrix);
   CoupledSystem& source(int equation, int variable, const Polynomial& S);
   CoupledSystem& source(int equation, Real s);
+  CoupledSystem& source(int equation, const CellField<ExecSpace>& s);
   /// Sets variable's condition on a patch; throws kfvm::Error naming the variable, patch
   /// or value (see BoundaryConditions::set).
   CoupledSystem& boundary(int variable, Patch patch, const BoundaryCondition& condition);
@@ -81,10 +99,14 @@ class CoupledSystem {
 
  private:
   void checkIndices(int equation, int variable) const;
+  template <Centering Where>
+  Coefficient<ExecSpace> checkedField(const Field<ExecSpace, Where>& field, int equation,
+                                      int variable, const char* role,
+                                      bool nonNegative) const;
   void buildStructure();
 
   Mesh<ExecSpace> mesh_;
-  CoupledCoefficients coefficients_;
+  CoupledCoefficients<ExecSpace> coefficients_;
   CrsMatrix<ExecSpace> scalarPattern_;  // the cell-to-cell stencil
   CrsMatrix<ExecSpace> matrix_;
   std::vector<BoundaryConditions<ExecSpace>> boundaries_;  // one per variable

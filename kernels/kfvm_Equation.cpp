@@ -3,45 +3,12 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_KokkosCompat.hpp>
 
+#include "detail/kfvm_CoefficientChecks.hpp"
+
 #include <cmath>
 #include <string>
 
 namespace kfvm {
-
-namespace Details {
-
-/// Throws naming the first entry of a coefficient that is not finite, or is negative
-/// where it must not be.
-template <class ExecSpace>
-void requireValidCoefficient(const Coefficient<ExecSpace>& coefficient, const char* role,
-                             const char* where, bool nonNegative) {
-  if (!coefficient.isField()) {
-    require(std::isfinite(coefficient.constant) &&
-                (!nonNegative || coefficient.constant >= 0),
-            role, " coefficient must be finite", nonNegative ? " and >= 0" : "", ", got ",
-            coefficient.constant);
-    return;
-  }
-  auto values = coefficient.values;
-  const Ordinal n = Ordinal(values.extent(0));
-  Ordinal firstBad = n;
-  Kokkos::parallel_reduce(
-      "kfvm::Equation::validate", indexRange(ExecSpace(), n),
-      KOKKOS_LAMBDA(Ordinal i, Ordinal & first) {
-        const Real v = values(i);
-        const bool bad = !Compat::isfinite(v) || (nonNegative && v < 0);
-        if (bad && i < first) first = i;
-      },
-      Kokkos::Min<Ordinal>(firstBad));
-  if (firstBad < n) {
-    Real value = 0;
-    Kokkos::deep_copy(value, Kokkos::subview(values, firstBad));
-    fail(role, " coefficient at ", where, " ", firstBad, " is ", value,
-         " (must be finite", nonNegative ? " and >= 0)" : ")");
-  }
-}
-
-}  // namespace Details
 
 template <class ExecSpace>
 Equation<ExecSpace>::Equation(const Mesh<ExecSpace>& mesh)

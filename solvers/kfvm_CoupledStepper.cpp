@@ -38,20 +38,30 @@ StepReport CoupledStepper<ExecSpace>::step(std::vector<CellField<ExecSpace>>& fi
                                            Real dt) {
   require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
           dt);
-  return solve(fields, Real(1) / dt);
+  return solve(fields, Real(1) / dt, false);
+}
+
+template <class ExecSpace>
+StepReport CoupledStepper<ExecSpace>::step(
+    std::vector<CellField<ExecSpace>>& fields,
+    const std::vector<CellField<ExecSpace>>& previous, Real dt) {
+  require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
+          dt);
+  system_.pack(previous, previous_);
+  return solve(fields, Real(1) / dt, true);
 }
 
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::solveSteady(
     std::vector<CellField<ExecSpace>>& fields) {
-  return solve(fields, Real(0));
+  return solve(fields, Real(0), false);
 }
 
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& fields,
-                                            Real invDt) {
-  system_.pack(fields, previous_);
-  Blas::copy(previous_, x_);
+                                            Real invDt, bool previousPacked) {
+  system_.pack(fields, x_);
+  if (!previousPacked) Blas::copy(x_, previous_);
   const bool sweeping = system_.isNonlinear();
   StepReport report;
   report.sweeps = 0;

@@ -21,12 +21,17 @@ class CoupledStepper {
 
   /// fields: one per variable, in the system's order; they hold the new values after.
   StepReport step(std::vector<CellField<ExecSpace>>& fields, Real dt);
+  /// A step from the values `previous` (one per variable; FiPy's var.old), starting the
+  /// solve (and the iterate of sources that read it) from fields' current values.
+  StepReport step(std::vector<CellField<ExecSpace>>& fields,
+                  const std::vector<CellField<ExecSpace>>& previous, Real dt);
   StepReport solveSteady(std::vector<CellField<ExecSpace>>& fields);
   /// At most maxSweeps, until ||b - A x|| / ||b|| <= tolerance (defaults 50, 1e-10).
   void setSweeps(int maxSweeps, Real tolerance);
 
  private:
-  StepReport solve(std::vector<CellField<ExecSpace>>& fields, Real invDt);
+  StepReport solve(std::vector<CellField<ExecSpace>>& fields, Real invDt,
+                   bool previousPacked);
 
   CoupledSystem<ExecSpace> system_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;

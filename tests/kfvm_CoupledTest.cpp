@@ -25,6 +25,16 @@ Equation<Space>& withConditions(Equation<Space>& equation, int variable) {
       .boundary(Patch::Bottom, BoundaryCondition::neumann(-0.25));
 }
 
+// The same conditions on the two variables of a coupled system.
+void withConditions(CoupledSystem<Space>& system) {
+  system.boundary(0, Patch::Left, BoundaryCondition::dirichlet(1.0))
+      .boundary(0, Patch::Right, BoundaryCondition::neumann(0.5))
+      .boundary(0, Patch::Bottom, BoundaryCondition::robin(1.0, 2.0, 3.0))
+      .boundary(1, Patch::Top, BoundaryCondition::dirichlet(-1.0))
+      .boundary(1, Patch::Left, BoundaryCondition::robin(2.0, 1.0, 0.5))
+      .boundary(1, Patch::Bottom, BoundaryCondition::neumann(-0.25));
+}
+
 TEST(Coupled, BlocksWithBoundaryConditionsEqualTheScalarAssembly) {
   Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 2, 3}, {0, 2, 4}));
   const double D[2] = {2.0, 0.7}, c[2] = {-0.5, -1.5}, s[2] = {1.0, -2.0};
@@ -50,12 +60,7 @@ TEST(Coupled, BlocksWithBoundaryConditionsEqualTheScalarAssembly) {
     scalarRhs.push_back(toHost(rhs));
   }
   system.implicitSource(0, 1, coupling);
-  system.boundary(0, Patch::Left, BoundaryCondition::dirichlet(1.0))
-      .boundary(0, Patch::Right, BoundaryCondition::neumann(0.5))
-      .boundary(0, Patch::Bottom, BoundaryCondition::robin(1.0, 2.0, 3.0))
-      .boundary(1, Patch::Top, BoundaryCondition::dirichlet(-1.0))
-      .boundary(1, Patch::Left, BoundaryCondition::robin(2.0, 1.0, 0.5))
-      .boundary(1, Patch::Bottom, BoundaryCondition::neumann(-0.25));
+  withConditions(system);
   const auto previous = toDevice({1, -1, 2, 0.5, 3, 2, 4, -3, 5, 1, 6, 0});
   Vector<Space> rhs("rhs", 12);
   system.assemble(Real(1 / dt), previous, previous, rhs);
@@ -136,6 +141,147 @@ TEST(Coupled, MissingEquationsAndBadIndicesAreErrors) {
                                       makeLinearSolver<Space>("gmres", Parameters{}));
       },
       {"equation 1 of the coupled system has no term"});
+}
+
+// Field coefficients (FiPy's eq1 & eq2 evaluates them to arrays every step): each
+// diagonal block equals the scalar assembly of the same fields, the face coefficient of
+// either sign; block (1, 0) is a face-field diffusion on variable 0 (under variable 0's
+// conditions, which add to equation 1's right-hand side) and block (0, 1) a cell-field
+// implicit source.
+TEST(Coupled, FieldCoefficientsEqualTheScalarAssemblyOfTheSameFields) {
+  Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 2, 3}, {0, 2, 4}));
+  const double dt = 0.5, volume = 2;
+  const std::vector<double> old0{1, 2, 3, 4, 5, 6}, old1{-1, 0.5, 2, -3, 1, 0};
+  std::vector<double> faceValues(mesh.numFaces()), crossValues(mesh.numFaces());
+  for (Ordinal f = 0; f < mesh.numFaces(); ++f) {
+    faceValues[f] = 0.5 + 0.25 * f;
+    crossValues[f] = (f % 3 == 0 ? -1.0 : 1.0) * (0.2 + 0.1 * f);  // either sign
+  }
+  CellField<Space> rho(mesh, "rho"), c(mesh, "c"), s(mesh, "s"), coupling(mesh, "c01");
+  rho.fromHost({1.0, 1.5, 2.0, 0.5, 1.0, 3.0});
+  c.fromHost({-0.5, 0.25, -1.0, 0.0, -2.0, 1.0});
+  s.fromHost({1.0, -2.0, 0.5, 0.0, 3.0, -1.0});
+  coupling.fromHost({0.3, -0.2, 0.1, 0.4, -0.5, 0.6});
+  FaceField<Space> D(mesh, "D"), cross(mesh, "D10");
+  D.fromHost(faceValues);
+  cross.fromHost(crossValues);
+
+  CoupledSystem<Space> system(mesh, 2);
+  std::vector<std::vector<std::vector<Real>>> blockMatrix;
+  std::vector<std::vector<double>> blockRhs;
+  for (int v = 0; v < 2; ++v) {
+    system.transient(v, v, rho).diffusion(v, v, D).implicitSource(v, v, c).source(v, s);
+    Equation<Space> equation(mesh);
+    equation.transient(rho)
+        .diffusion(D, DiffusionSign::Either)
+        .implicitSource(c)
+        .source(s);
+    withConditions(equation, v);
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old");
+    old.fromHost(v == 0 ? old0 : old1);
+    Vector<Space> rhs("rhs", 6);
+    assembler.assemble(Real(1 / dt), 1, old, rhs);
+    blockMatrix.push_back(assembler.matrix().toDenseHost());
+    blockRhs.push_back(toHost(rhs));
+  }
+  Equation<Space> crossTerm(mesh);  // block (1, 0): variable 0's conditions
+  crossTerm.diffusion(cross, DiffusionSign::Either);
+  withConditions(crossTerm, 0);
+  Assembler<Space> crossAssembler(crossTerm);
+  Vector<Space> crossRhs("crossRhs", 6);
+  crossAssembler.assemble(0, 1, CellField<Space>(mesh, "unused"), crossRhs);
+  const auto crossMatrix = crossAssembler.matrix().toDenseHost();
+  const auto crossB = toHost(crossRhs);
+
+  system.implicitSource(0, 1, coupling).diffusion(1, 0, cross);
+  withConditions(system);
+  std::vector<double> interleaved;
+  for (int i = 0; i < 6; ++i) interleaved.insert(interleaved.end(), {old0[i], old1[i]});
+  const auto previous = toDevice(interleaved);
+  Vector<Space> rhs("rhs", 12);
+  system.assemble(Real(1 / dt), previous, previous, rhs);
+  const auto A = system.matrix().toDenseHost();
+  const auto b = toHost(rhs);
+  const auto c01 = toHost(coupling.values());
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_NEAR(b[2 * i], blockRhs[0][i], tolerance(1e-13)) << "rhs " << i << " 0";
+    EXPECT_NEAR(b[2 * i + 1], blockRhs[1][i] + crossB[i], tolerance(1e-13))
+        << "rhs " << i << " 1";
+    for (int j = 0; j < 6; ++j) {
+      EXPECT_NEAR(A[2 * i][2 * j], blockMatrix[0][i][j], tolerance(1e-13)) << i << j;
+      EXPECT_NEAR(A[2 * i + 1][2 * j + 1], blockMatrix[1][i][j], tolerance(1e-13))
+          << i << j;
+      EXPECT_NEAR(A[2 * i + 1][2 * j], crossMatrix[i][j], tolerance(1e-13)) << i << j;
+      EXPECT_NEAR(A[2 * i][2 * j + 1], i == j ? -c01[i] * volume : 0.0, tolerance(1e-13))
+          << i << j;
+    }
+  }
+}
+
+// FiPy's ImplicitSourceTerm rule on a block: where c > 0, c phi* at the iterate goes to
+// the right-hand side and the matrix keeps nothing of it; where c <= 0, -c V in the
+// matrix. A step from previous values different from the starting iterate reads the
+// previous values in the transient term and the iterate in the source.
+TEST(Coupled, DiagonalOnlyBlockAndAStepFromPreviousValues) {
+  Mesh<Space> mesh(CartesianGrid::uniform1D(4, 4.0));  // cells of volume 1
+  CellField<Space> c(mesh, "c");
+  c.fromHost({-1.0, 2.0, 0.0, 0.5});
+  CoupledSystem<Space> system(mesh, 2);
+  system.transient(0, 0).implicitSource(0, 1, c, ImplicitSourceForm::DiagonalOnly);
+  system.transient(1, 1).implicitSource(1, 1, -3.0);
+  const auto state = toDevice({0, 10, 0, 20, 0, 30, 0, 40});
+  Vector<Space> rhs("rhs", 8);
+  system.assemble(1, state, state, rhs);
+  const auto A = system.matrix().toDenseHost();
+  const auto b = toHost(rhs);
+  const double expectedMatrix[4] = {1.0, 0.0, 0.0, 0.0};  // -c where c <= 0
+  const double expectedRhs[4] = {0.0, 40.0, 0.0, 20.0};   // c phi1 where c > 0
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(A[2 * i][2 * i + 1], expectedMatrix[i], tolerance(1e-14)) << i;
+    EXPECT_NEAR(b[2 * i], expectedRhs[i], tolerance(1e-14)) << i;
+    EXPECT_NEAR(A[2 * i + 1][2 * i + 1], 1.0 + 3.0, tolerance(1e-14)) << i;
+  }
+
+  // Variable 1 alone: (x - old) / dt = -3 x, so x = old / (1 + 3 dt), whatever the
+  // starting values; variable 0 from its own previous value and phi1's iterate.
+  Parameters parameters;
+  parameters.set("tolerance", sizeof(Real) == sizeof(double) ? 1e-12 : 1e-6);
+  CoupledStepper<Space> stepper(system, makeLinearSolver<Space>("gmres", parameters));
+  std::vector<CellField<Space>> fields{CellField<Space>(mesh, "phi0", 5.0),
+                                       CellField<Space>(mesh, "phi1", 7.0)};
+  std::vector<CellField<Space>> previous{CellField<Space>(mesh, "old0", 1.0),
+                                         CellField<Space>(mesh, "old1", 2.0)};
+  const double dt = 0.5;
+  const auto report = stepper.step(fields, previous, dt);
+  ASSERT_TRUE(report.converged) << report.reason;
+  const auto x0 = toHost(fields[0].values()), x1 = toHost(fields[1].values());
+  const auto cHost = toHost(c.values());
+  const double new1 = 2.0 / (1 + 3 * dt);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(x1[i], new1, tolerance(1e-10)) << i;
+    // (x0 - 1) / dt = c x1 (implicit, c <= 0) or c * 7 (the iterate, c > 0)
+    const double expected = 1 + dt * cHost[i] * (cHost[i] > 0 ? 7.0 : new1);
+    EXPECT_NEAR(x0[i], expected, tolerance(1e-10)) << i;
+  }
+}
+
+TEST(Coupled, BadFieldCoefficientsAreErrorsNamingTheBlock) {
+  Mesh<Space> mesh(CartesianGrid::uniform1D(4, 1.0)),
+      other(CartesianGrid::uniform1D(4, 1.0));
+  CoupledSystem<Space> system(mesh, 2);
+  CellField<Space> negative(mesh, "rho", -1.0), elsewhere(other, "c", 1.0);
+  CellField<Space> notFinite(mesh, "s", 0.0);
+  notFinite.fromHost({0.0, 0.0, std::nan(""), 0.0});
+  expectError([&] { system.transient(1, 0, negative); },
+              {"equation 1, variable 0 of the coupled system", "transient coefficient",
+               "cell 0", "-1"});
+  expectError([&] { system.implicitSource(0, 1, elsewhere); },
+              {"implicit source field 'c' belongs to mesh"});
+  expectError([&] { system.source(1, notFinite); },
+              {"equation 1", "source coefficient at cell 2"});
+  expectError([&] { system.implicitSource(2, 0, notFinite); },
+              {"equation index 2 is out of range"});
 }
 
 }  // namespace

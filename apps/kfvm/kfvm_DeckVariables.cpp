@@ -114,7 +114,7 @@ void readVariables(TableReader& top, Deck& deck) {
   const toml::array* array = node->as_array();
   if (!array || !array->is_array_of_tables() || array->empty())
     top.error(node, "variable", "expected a [variable] table or [[variable]] tables");
-  const int most = 4;  // kfvm::CoupledCoefficients::maxVariables
+  const int most = 4;  // kfvm::maxCoupledVariables
   if (int(array->size()) > most)
     top.error(node, "variable", "at most ", most, " variables, got ", array->size());
   for (const toml::node& element : *array) {

@@ -306,16 +306,33 @@ void bindEquations(py::module_& backend) {
           [](const PyMesh<Space>& mesh, int n) { return new PySystem(mesh.value, n); }))
       .def("transient", [](PySystem& s, int e, int v,
                            double rho) { s.value.transient(e, v, finite(rho, "rho")); })
+      .def("transient", [](PySystem& s, int e, int v,
+                           const Cell& rho) { s.value.transient(e, v, rho.value); })
       .def("diffusion", [](PySystem& s, int e, int v,
                            double D) { s.value.diffusion(e, v, finite(D, "D")); })
-      .def("implicit_source",
-           [](PySystem& s, int e, int v, double c) {
-             s.value.implicitSource(e, v, finite(c, "c"));
-           })
+      .def("diffusion", [](PySystem& s, int e, int v,
+                           const Face& D) { s.value.diffusion(e, v, D.value); })
+      .def(
+          "implicit_source",
+          [](PySystem& s, int e, int v, double c, const std::string& form) {
+            s.value.implicitSource(e, v, finite(c, "c"),
+                                   implicitSourceFormFromName(form));
+          },
+          py::arg("equation"), py::arg("variable"), py::arg("c"),
+          py::arg("form") = "matrix")
+      .def(
+          "implicit_source",
+          [](PySystem& s, int e, int v, const Cell& c, const std::string& form) {
+            s.value.implicitSource(e, v, c.value, implicitSourceFormFromName(form));
+          },
+          py::arg("equation"), py::arg("variable"), py::arg("c"),
+          py::arg("form") = "matrix")
       .def("source", [](PySystem& s, int e, int v,
                         const Polynomial& S) { s.value.source(e, v, S); })
       .def("source",
            [](PySystem& s, int e, double c) { s.value.source(e, finite(c, "s")); })
+      .def("source",
+           [](PySystem& s, int e, const Cell& c) { s.value.source(e, c.value); })
       .def("boundary",
            [](PySystem& s, int v, const std::string& patch, const BoundaryCondition& c) {
              s.value.boundary(v, patchFromName(patch), c);
@@ -339,6 +356,12 @@ void bindEquations(py::module_& backend) {
            [](PyCoupled& s, const std::vector<Cell*>& fields, double dt) {
              auto values = fieldsOf<Space>(fields);
              return s.value.step(values, Real(dt));
+           })
+      .def("step_from",
+           [](PyCoupled& s, const std::vector<Cell*>& fields,
+              const std::vector<Cell*>& previous, double dt) {
+             auto values = fieldsOf<Space>(fields);
+             return s.value.step(values, fieldsOf<Space>(previous), Real(dt));
            })
       .def("solve_steady",
            [](PyCoupled& s, const std::vector<Cell*>& fields) {

@@ -1,5 +1,6 @@
-"""FiPy's Cahn-Hilliard example (examples/cahnHilliard/mesh2D.py, mesh3D.py), FiPy alone
-vs FiPy + kfvm.fipy, same machine, same script, same run.
+"""FiPy's Cahn-Hilliard example (examples/cahnHilliard/mesh2D.py, mesh3D.py; with
+--form coupled mesh2DCoupled.py), FiPy alone vs FiPy + kfvm.fipy, same machine, same
+script, same run.
 
     PYTHONPATH=build/python:FIPY python3 perf/fipy_vs_kfvm_cahn_hilliard.py --dim 2 --n 100
 
@@ -14,6 +15,11 @@ scipy LU; kfvm.fipy stands in GMRES + ILU(0) to 1e-10). Each run is its own proc
 with a time limit: FiPy's LU in 3D may not finish, and then the row says so. Time per
 step excludes the first (kfvm's compile, FiPy's first matrix); kfvm.fipy's time is split
 by kfvm.fipy.timings(). Prints one JSON object.
+
+--form coupled is mesh2DCoupled's first form: phi and psi = f'(phi) - epsilon^2 lap(phi)
+as eq1 & eq2 (TransientTerm(var=phi) == DiffusionTerm(D, var=psi); ImplicitSourceTerm(1,
+var=psi) == ImplicitSourceTerm(f''(phi), var=phi) - f''(phi) phi + f'(phi) -
+DiffusionTerm(epsilon^2, var=phi)), kfvm's CoupledSystem under kfvm.fipy.
 """
 
 import argparse
@@ -31,7 +37,25 @@ os.environ.setdefault("FIPY_SOLVERS", "scipy")
 os.environ.setdefault("FIPY_VIEWERS", "dummy")
 
 
-def one_run(dim, n, steps, with_kfvm, answer_file):
+def _equation(form, fipy, mesh, phi):
+    """The example's equation and what eq.solve takes besides dt and solver."""
+    D = a = epsilon = 1.
+    if form == "coupled":
+        psi = fipy.CellVariable(name="psi", mesh=mesh)
+        dfdphi = a**2 * phi * (1 - phi) * (1 - 2 * phi)
+        d2fdphi2 = a**2 * (1 - 6 * phi * (1 - phi))
+        eq1 = fipy.TransientTerm(var=phi) == fipy.DiffusionTerm(coeff=D, var=psi)
+        eq2 = (fipy.ImplicitSourceTerm(coeff=1., var=psi)
+               == fipy.ImplicitSourceTerm(coeff=d2fdphi2, var=phi) - d2fdphi2 * phi + dfdphi
+               - fipy.DiffusionTerm(coeff=epsilon**2, var=phi))
+        return eq1 & eq2, {}
+    PHI = phi.arithmeticFaceValue
+    return (fipy.TransientTerm()
+            == fipy.DiffusionTerm(coeff=D * a**2 * (1 - 6 * PHI * (1 - PHI)))
+            - fipy.DiffusionTerm(coeff=(D, epsilon**2))), {"var": phi}
+
+
+def one_run(dim, n, steps, with_kfvm, answer_file, form="fourth-order"):
     """The example's loop for steps + 1 steps; returns its timings."""
     import fipy
     from fipy.tools import numerix
@@ -45,11 +69,7 @@ def one_run(dim, n, steps, with_kfvm, answer_file):
     phi = fipy.CellVariable(name="phi", mesh=mesh)
     noise = np.random.default_rng(2026).normal(0.5, np.sqrt(0.01), mesh.numberOfCells)
     phi.setValue(noise)
-    PHI = phi.arithmeticFaceValue
-    D = a = epsilon = 1.
-    eq = (fipy.TransientTerm()
-          == fipy.DiffusionTerm(coeff=D * a**2 * (1 - 6 * PHI * (1 - PHI)))
-          - fipy.DiffusionTerm(coeff=(D, epsilon**2)))
+    eq, options = _equation(form, fipy, mesh, phi)
     solver = fipy.DefaultSolver()
     dexp = -5
     times = []
@@ -58,7 +78,7 @@ def one_run(dim, n, steps, with_kfvm, answer_file):
         start = time.perf_counter()
         dt = min(100, numerix.exp(dexp))
         dexp += 0.01
-        eq.solve(phi, dt=dt, solver=solver)
+        eq.solve(dt=dt, solver=solver, **options)
         times.append(time.perf_counter() - start)
         if with_kfvm and step == 0:
             first_parts = dict(kf.timings())
@@ -73,7 +93,7 @@ def one_run(dim, n, steps, with_kfvm, answer_file):
 def _subprocess(args, with_kfvm, steps, answer_file):
     command = [sys.executable] + (["-m", "kfvm.fipy"] if with_kfvm else []) + [
         os.path.abspath(__file__), "--dim", str(args.dim), "--n", str(args.n),
-        "--steps", str(steps), "--one", "kfvm" if with_kfvm else "fipy",
+        "--steps", str(steps), "--form", args.form, "--one", "kfvm" if with_kfvm else "fipy",
         "--answer", answer_file]
     try:
         done = subprocess.run(command, capture_output=True, text=True,
@@ -90,6 +110,7 @@ def main():
     parser.add_argument("--dim", type=int, choices=(2, 3), default=2)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--form", choices=("fourth-order", "coupled"), default="fourth-order")
     parser.add_argument("--fipy-steps", type=int, default=None,
                         help="steps of FiPy alone (default: --steps)")
     parser.add_argument("--timeout", type=float, default=300,
@@ -99,10 +120,10 @@ def main():
     args = parser.parse_args()
     if args.one:
         print(json.dumps(one_run(args.dim, args.n, args.steps, args.one == "kfvm",
-                                 args.answer)))
+                                 args.answer, args.form)))
         return
     import kfvm
-    out = {"dim": args.dim, "n": args.n, "steps": args.steps,
+    out = {"dim": args.dim, "n": args.n, "steps": args.steps, "form": args.form,
            "kfvm": {k: kfvm.info()[k] for k in ("kokkos_version", "default_backend",
                                                 "host_concurrency")}}
     scratch = os.environ.get("TMPDIR", "/tmp")

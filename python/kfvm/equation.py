@@ -382,8 +382,9 @@ class Equation:
 
 class CoupledEquation:
     """Several equations solved together as one block system (FiPy's eq1 & eq2). Every
-    term names its variable (var=); coefficients are numbers, sources numbers or
-    Polynomials of their variable; up to 4 variables."""
+    term names its variable (var=); coefficients are numbers or fields (CellVariables,
+    FaceVariables for DiffusionTerm, arrays: any sign but a TransientTerm's >= 0), sources
+    numbers, fields or Polynomials of their variable; up to 4 variables."""
 
     def __init__(self, equations):
         self.equations = list(equations)
@@ -402,9 +403,9 @@ class CoupledEquation:
         variables = []
         for eq in self.equations:
             for _, t in eq.parts:
-                if t.var is None and t.kind == "source" and _np.ndim(t.coeff) == 0 and \
-                        not isinstance(t.coeff, (_kfvm.Polynomial, CellVariable)):
-                    continue  # a constant source belongs to its equation
+                if t.var is None and t.kind == "source" and \
+                        not isinstance(t.coeff, _kfvm.Polynomial):
+                    continue  # a number or field source belongs to its equation
                 if t.var is None:
                     raise _kfvm.Error("in a coupled system every term names its variable "
                                       "(var=); %r does not" % (t,))
@@ -424,10 +425,13 @@ class CoupledEquation:
         mesh = variables[0].mesh
         cpp = mesh._module.CoupledSystem(mesh._cpp, len(variables))
         index = lambda var: next(i for i, v in enumerate(variables) if v is var)  # noqa: E731
+        compiled = _Compiled()
+        methods = {"transient": "transient", "diffusion": "diffusion",
+                   "implicit": "implicit_source"}
         for e, eq in enumerate(self.equations):
-            constant = 0.0
             polys = {}
-            coeffs = {}
+            blocks = {}
+            source = _Coefficient("source of equation %d" % e)
             for scale, t in eq.parts:
                 v = None if t.var is None else index(t.var)
                 if t.kind == "source":
@@ -435,32 +439,35 @@ class CoupledEquation:
                         if v in polys:
                             raise _kfvm.Error("one Polynomial source per variable and equation")
                         polys[v] = _scaled(t.coeff, -scale)
-                        continue
-                    if _np.ndim(t.coeff) != 0 or isinstance(t.coeff, (CellVariable, FaceVariable)):
-                        raise _kfvm.Error("a coupled system's sources are numbers or Polynomials")
-                    constant += -scale * float(t.coeff)
+                    else:
+                        source.add(-scale, t.coeff)
                     continue
-                if t.kind not in ("transient", "diffusion", "implicit"):
+                if t.kind not in methods:
                     raise _kfvm.Error("a coupled system takes TransientTerm, DiffusionTerm, "
                                       "ImplicitSourceTerm and sources; not %r" % (t,))
-                if _np.ndim(t.coeff) != 0 or isinstance(t.coeff, (CellVariable, FaceVariable,
-                                                                  _kfvm.Polynomial)):
-                    raise _kfvm.Error("a coupled system's coefficients are numbers; %r is not" % (t,))
-                sign = 1.0 if t.kind == "transient" else -1.0
-                coeffs[(t.kind, v)] = coeffs.get((t.kind, v), 0.0) + sign * scale * float(t.coeff)
-            for (kind, v), value in coeffs.items():
-                getattr(cpp, {"transient": "transient", "diffusion": "diffusion",
-                              "implicit": "implicit_source"}[kind])(e, v, value)
+                if isinstance(t.coeff, _kfvm.Polynomial):
+                    raise _kfvm.Error("a coupled system's coefficients are numbers or "
+                                      "fields; %r is not" % (t,))
+                if t.kind == "diffusion" and isinstance(t.coeff, CellVariable):
+                    raise _kfvm.Error("a coupled system's DiffusionTerm takes a number or "
+                                      "a FaceVariable (e.g. var.arithmeticFaceValue); %r "
+                                      "is a CellVariable" % (t,))
+                key = (t.kind, v)
+                if key not in blocks:
+                    blocks[key] = _Coefficient("%s of equation %d, variable %d" % (t.kind, e, v))
+                blocks[key].add(scale if t.kind == "transient" else -scale, t.coeff)
+            for (kind, v), coefficient in blocks.items():
+                if not coefficient.empty:
+                    getattr(cpp, methods[kind])(e, v, coefficient.build(mesh, compiled))
             for v, poly in polys.items():
                 cpp.source(e, v, poly)
-            if constant != 0:
-                cpp.source(e, constant)
+            if not source.empty:
+                cpp.source(e, source.build(mesh, compiled))
         for v, var in enumerate(variables):
             slots, a, b, g = var._robin_slots()
             if slots:
                 cpp.boundary_slots(v, slots, a, b, g)
         cpp.validate()
-        compiled = _Compiled()
         compiled.cpp = cpp
         compiled.stepper = mesh._module.CoupledStepper(cpp, solver.name, solver.parameters)
         return compiled
@@ -481,6 +488,7 @@ class CoupledEquation:
                                                   float(1e-10 if sweep_tolerance is None
                                                         else sweep_tolerance))
             self._key = key
+        self._compiled.refresh()
         fields = [v._field for v in variables]
         if dt is None:
             report = self._compiled.stepper.solve_steady(fields)

@@ -226,6 +226,33 @@ def test_coupled_system_and_its_report():
     assert np.max(np.abs(u.value - v.value - 1 / 1.2)) < TIGHT
 
 
+def test_coupled_system_with_field_coefficients():
+    """An exchange at a rate k(x) (a CellVariable, changed between steps) and a source
+    field s(x): one backward-Euler step conserves u + v up to dt s, and u - v decays by
+    1 / (1 + 2 k dt) per cell."""
+    mesh = kfvm.Grid1D(nx=20, dx=0.05)
+    x = mesh.x
+    u = kfvm.CellVariable(mesh, value=1.0 + x, name="u")
+    v = kfvm.CellVariable(mesh, value=0.5 - x, name="v")
+    k = kfvm.CellVariable(mesh, value=1.0 + 2.0 * x, name="k")
+    s = kfvm.CellVariable(mesh, value=np.sin(3.0 * x), name="s")
+    eq = ((kfvm.TransientTerm(var=u) == -kfvm.ImplicitSourceTerm(k, var=u)
+           + kfvm.ImplicitSourceTerm(k, var=v) + s)
+          & (kfvm.TransientTerm(var=v) == kfvm.ImplicitSourceTerm(k, var=u)
+             - kfvm.ImplicitSourceTerm(k, var=v)))
+    dt = 0.1
+    for rate in (1.0 + 2.0 * x, 3.0 - x):
+        k.value = rate
+        total, difference = u.value + v.value, u.value - v.value
+        assert eq.solve(dt=dt, solver=GMRES).converged
+        assert np.max(np.abs(u.value + v.value - (total + dt * s.value))) < TIGHT
+        assert np.max(np.abs(u.value - v.value - (difference + dt * s.value)
+                             / (1 + 2 * rate * dt))) < TIGHT
+    with pytest.raises(kfvm.Error, match="FaceVariable"):
+        ((kfvm.TransientTerm(var=u) == kfvm.DiffusionTerm(k, var=v))
+         & (kfvm.TransientTerm(var=v) == kfvm.DiffusionTerm(1.0, var=u))).solve(dt=dt)
+
+
 def test_failed_solve_raises_with_the_report_or_returns_it():
     mesh = kfvm.Grid1D(nx=50)
     phi = kfvm.CellVariable(mesh)

@@ -47,6 +47,7 @@ CURATED = {
     "examples.cahnHilliard.tanh1D": True,
     "examples.cahnHilliard.mesh2D": True,
     "examples.cahnHilliard.mesh3D": True,
+    "examples.cahnHilliard.mesh2DCoupled": True,
     "examples.phase.missOrientation.mesh1D": True,
     "examples.phase.binary": False,
     "examples.chemotaxis.input2D": True,

@@ -10,6 +10,7 @@ from collections import OrderedDict as _OrderedDict
 import numpy as _np
 
 from .. import _kfvm
+from .coupled import CompiledCoupled, CoupledTranslation, is_coupled, solve_coupled
 from .meshes import Untranslatable, mapped_grid
 from .solvers import kfvm_solver_of
 from .translate import Translation, leaves
@@ -294,10 +295,16 @@ class Engine:
     def run(self, term, var, solver, dt, sweep, boundary_conditions=()):
         """Solves (or sweeps) term for var on kfvm. Returns (residual, compiled?) or
         raises Untranslatable (then FiPy solves it)."""
+        if is_coupled(term):
+            if var is not None:
+                raise Untranslatable("a coupled equation is given a variable")
+            return self._run_coupled(term, None, solver, dt, boundary_conditions)
         if var is None:
             var = term.var
         if var is None:
             raise Untranslatable("no variable was given")
+        if type(var).__name__ == "CellVariable" and var.rank == 1:
+            return self._run_coupled(term, var, solver, dt, boundary_conditions)
         if type(var).__name__ != "CellVariable" or var.rank != 0:
             raise Untranslatable("the variable is a %s of rank %s"
                                  % (type(var).__name__, getattr(var, "rank", "?")))
@@ -354,6 +361,48 @@ class Engine:
         compiled.last["phi"] = grid.cells_to_kfvm(answer).copy()
         var.value = answer.reshape(var.shape)
         self._lap("transfer", start)
+        return report.initial_residual, fresh
+
+
+    def _run_coupled(self, term, var, solver, dt, boundary_conditions):
+        """FiPy's eq1 & eq2 (var None) or an equation on a vector variable (var of rank
+        1) on kfvm's CoupledSystem."""
+        if boundary_conditions:
+            raise Untranslatable("it passes boundaryConditions= to a coupled equation")
+        start = _time.perf_counter()
+        mesh = term._vars[0].mesh if var is None else var.mesh
+        grid = mapped_grid(mesh, self.backend)
+        translation = CoupledTranslation(term, grid, var)
+        if translation.has_transient and dt is None:
+            raise Untranslatable("a TransientTerm without dt")
+        # A coupled block system is neither symmetric nor definite in general.
+        kinds = {"coupled", "indefinite"} | ({"3d"} if grid.dim == 3 else set())
+        name, parameters, _ = kfvm_solver_of(solver, kinds)
+        slots = [_constraints(u.constrained(), grid) for u in translation.unknowns]
+        start = self._lap("translate", start)
+        unknowns = [(u.var, u.component) for u in translation.unknowns]
+        key = (tuple((id(v), c) for v, c in unknowns), id(grid), translation.signature,
+               name, tuple(sorted(parameters.items())),
+               tuple(array.tobytes() for slot in slots for array in slot))
+        entry = self.compiled.get(key)
+        fresh = entry is None or any(a[0] is not b[0] for a, b in zip(entry[0], unknowns))
+        if fresh:
+            compiled = CompiledCoupled(translation, grid, name, parameters, slots)
+            self.compiled[key] = (unknowns, compiled)  # holds the variables: ids stay theirs
+            while len(self.compiled) > self.capacity:
+                self.compiled.popitem(last=False)
+        else:
+            compiled = entry[1]
+            self.compiled.move_to_end(key)
+        start = self._lap("compile", start)
+        compiled.refresh(translation)
+        report = solve_coupled(compiled, translation, dt)
+        self._lap("solve", start)
+        if not report.converged:
+            _warnings.warn("kfvm.fipy: %s did not converge for the coupled system of %s: %s"
+                           % (report.solver,
+                              ", ".join(u.name for u in translation.unknowns),
+                              report.reason), ConvergenceWarning, stacklevel=4)
         return report.initial_residual, fresh
 
 

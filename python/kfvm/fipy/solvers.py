@@ -70,14 +70,15 @@ def kfvm_solver_of(solver, kinds):
     """(kfvm solver name, parameters, criterion) standing for a FiPy solver object at the
     equation level: the same method, tolerance (FiPy's default criterion, relative to
     the right-hand side, or 'unscaled'), iterations and preconditioner. None (FiPy's
-    default, an LU) is CG, or GMRES with ILU(0) for convection, the fourth-order term
-    or a negative diffusion coefficient ('indefinite' in kinds), to LU_TOLERANCE; in 3D
+    default, an LU) is CG, or GMRES with ILU(0) for convection, coupled systems, the
+    fourth-order term or a negative diffusion coefficient ('indefinite' in kinds), to
+    LU_TOLERANCE; in 3D
     ('3d') the last two take Jacobi (faster there: 0.19 against 0.29 s a step on FiPy's
     Cahn-Hilliard at 32^3 on one core, and ILU(0)'s triangular solves are slowest on
     GPUs), in 1D and 2D ILU(0) (Jacobi-GMRES does not reach 1e-10 in 2000 iterations
     on FiPy's tanh1D and input4thOrder1D)."""
     if solver is None:
-        method = "gmres" if kinds & {"convection", "indefinite"} else "cg"
+        method = "gmres" if kinds & {"convection", "indefinite", "coupled"} else "cg"
         return method, _parameters(method, LU_TOLERANCE, 0.0, LU_ITERATIONS,
                                    _lu_preconditioner(method, kinds)), "default"
     method = _method_of(solver)

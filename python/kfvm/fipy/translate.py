@@ -87,6 +87,53 @@ def _signature_of(value):
     return ("number", value.constant) if value.is_constant else ("array",)
 
 
+def diagonal_sign_of(equation, var):
+    """FiPy's diagonal sign of `equation` for var, as ImplicitSourceTerm reads it."""
+    transient = equation._getTransientGeomCoeff(var)
+    diffusion = equation._getDiffusionGeomCoeff(var)
+    return lambda leaf: leaf._getDiagonalSign(transient, diffusion)
+
+
+def implicit_sources(entries, diagonal_sign_of, sigma, values, grid):
+    """FiPy's rule for ImplicitSourceTerms acting on a variable whose current values (in
+    FiPy's cell order) are `values` (entries: (leaf, Value)); diagonal_sign_of(leaf) is
+    FiPy's diagonal sign of the equation for that variable (from its transient and
+    diffusion geometric coefficients): implicit where the term adds to the diagonal (its
+    sign agrees with the diagonal sign), explicit elsewhere (its coefficient times the
+    variable's current values, a source). Returns kfvm's (implicit coefficient c' = -sigma c, in kfvm's cell order;
+    its form, 'matrix' or 'diagonal-only'; the explicit part -sigma c phi in FiPy's cell
+    order, or None)."""
+    if not entries:
+        return Value(constant=0.0), "matrix", None
+    cells = grid.kfvm.numberOfCells
+    if len(entries) == 1:
+        leaf, value = entries[0]
+        diagonal_sign = _np.asarray(diagonal_sign_of(leaf))
+        if _np.all(sigma * diagonal_sign == 1):
+            # FiPy's diagonal is kfvm's positive one: its rule is kfvm's
+            # ImplicitSourceForm::DiagonalOnly (c' = -sigma c <= 0 in the matrix).
+            if value.is_constant:
+                return Value(constant=-sigma * value.constant), "diagonal-only", None
+            return (Value(array=grid.cells_to_kfvm(-sigma * value.array)), "diagonal-only",
+                    None)
+    implicit = _np.zeros(cells)
+    explicit = _np.zeros(cells)
+    all_implicit = True
+    for leaf, value in entries:
+        diagonal_sign = diagonal_sign_of(leaf)
+        c = _np.full(cells, value.constant) if value.is_constant else value.array
+        on_diagonal = (_np.asarray(diagonal_sign) * _np.sign(c)) >= 0
+        on_diagonal = _np.broadcast_to(on_diagonal, (cells,))
+        all_implicit = all_implicit and bool(on_diagonal.all())
+        implicit += _np.where(on_diagonal, c, 0.0)
+        explicit += _np.where(on_diagonal, 0.0, c * values)
+    # In kfvm's form: c' = -sigma c (implicit), s' = -sigma c phi (explicit part).
+    if all_implicit and all(v.is_constant for _, v in entries):
+        return Value(constant=-sigma * float(implicit[0])), "matrix", None
+    return (Value(array=grid.cells_to_kfvm(-sigma * implicit)), "matrix",
+            None if all_implicit else -sigma * explicit)
+
+
 class Translation:
     """The FiPy equation `term` for `var` on kfvm's grid `grid`, evaluated now.
 
@@ -239,43 +286,10 @@ class Translation:
                 setattr(self, name, Value(array=self.grid.cells_to_kfvm(value.array)))
 
     def _implicit_sources(self, var, term, cells):
-        """FiPy's rule: an ImplicitSourceTerm is implicit where it adds to the diagonal
-        (its sign agrees with the equation's diagonal sign), and explicit elsewhere (its
-        coefficient times the current values, a source)."""
-        entries = self._parts["implicit"]
-        self.implicit_form = "matrix"
-        if not entries:
-            return Value(constant=0.0), None
-        transient = term._getTransientGeomCoeff(var)
-        diffusion = term._getDiffusionGeomCoeff(var)
-        sigma = self.sigma
-        if len(entries) == 1:
-            leaf, value = entries[0]
-            diagonal_sign = _np.asarray(leaf._getDiagonalSign(transient, diffusion))
-            if _np.all(sigma * diagonal_sign == 1):
-                # FiPy's diagonal is kfvm's positive one: its rule is kfvm's
-                # ImplicitSourceForm::DiagonalOnly (c' = -sigma c <= 0 in the matrix).
-                self.implicit_form = "diagonal-only"
-                if value.is_constant:
-                    return Value(constant=-sigma * value.constant), None
-                return Value(array=self.grid.cells_to_kfvm(-sigma * value.array)), None
-        implicit = _np.zeros(cells)
-        explicit = _np.zeros(cells)
-        all_implicit = True
-        for leaf, value in entries:
-            diagonal_sign = leaf._getDiagonalSign(transient, diffusion)
-            c = _np.full(cells, value.constant) if value.is_constant else value.array
-            on_diagonal = (_np.asarray(diagonal_sign) * _np.sign(c)) >= 0
-            on_diagonal = _np.broadcast_to(on_diagonal, (cells,))
-            all_implicit = all_implicit and bool(on_diagonal.all())
-            implicit += _np.where(on_diagonal, c, 0.0)
-            explicit += _np.where(on_diagonal, 0.0, c * _np.asarray(var.value, dtype=float))
-        # In kfvm's form: c' = -sigma c (implicit), s' = -sigma c phi (explicit part).
-        constant = all_implicit and all(v.is_constant for _, v in entries)
-        if constant:
-            return Value(constant=-sigma * float(implicit[0])), None
-        implicit_part = Value(array=self.grid.cells_to_kfvm(-sigma * implicit))
-        return implicit_part, (None if all_implicit else -sigma * explicit)
+        implicit, self.implicit_form, explicit = implicit_sources(
+            self._parts["implicit"], diagonal_sign_of(term, var), self.sigma,
+            _np.asarray(var.value, dtype=float), self.grid)
+        return implicit, explicit
 
     def _velocity(self, coeff, grid):
         """A convection coefficient: a constant vector, or (dim, faces) face vectors."""

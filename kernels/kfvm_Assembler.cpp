@@ -30,6 +30,13 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
     correction_ =
         DeviceView<Real*, ExecSpace>("kfvm::Assembler::tvdCorrection", mesh.numFaces());
   }
+  if (equation_.hasExplicitConvection()) {
+    require(equation_.hasTransient(),
+            "FiPy's explicit convection needs a TransientTerm in its equation");
+    if (equation_.explicitConvectionScheme() == ExplicitConvectionScheme::VanLeer)
+      explicitGradient_ = DeviceView<Real* [3], ExecSpace>(
+          "kfvm::Assembler::explicitGradient", mesh.numCells());
+  }
   {
     auto offsets =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellFaceOffsets());
@@ -100,7 +107,10 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
         matrix_.rowOffsets(), matrix_.columns(), matrix_.values(), diagonalEntries_,
         diagonal_, rhs);
   }
-  Details::addExplicitTerms(equation_, iterate.values(), rhs);
+  Details::addExplicitTerms(
+      equation_, Details::ExplicitTermArguments<ExecSpace>{
+                     iterate.values(), phiOld.values(), rhs, invDt, matrix_.values(),
+                     diagonalEntries_, diagonal_, explicitGradient_});
 }
 
 template <class ExecSpace>

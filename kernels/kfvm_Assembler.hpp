@@ -68,6 +68,7 @@ class Assembler {
   DeviceView<Real*, ExecSpace> ownerWeights_, neighbourWeights_;
   DeviceView<Real*[3], ExecSpace> gradient_, gradientOld_;  // TVD only
   DeviceView<Real*, ExecSpace> correction_;                 // TVD only
+  DeviceView<Real* [3], ExecSpace> explicitGradient_;       // FiPy's VanLeer only
   Vector<ExecSpace> potential_, potentialSlope_;            // higher-order term only
   Vector<ExecSpace> diagonal_;
   Real theta_ = 1;

@@ -154,8 +154,8 @@ Equation<ExecSpace>& Equation<ExecSpace>::source(const CellField<ExecSpace>& s) 
 }
 
 template <class ExecSpace>
-Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
-                                                     ConvectionScheme scheme) {
+ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(Real ux, Real uy,
+                                                                   Real uz) const {
   const Real components[3] = {ux, uy, uz};
   const char* names[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
@@ -165,8 +165,26 @@ Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
             names[a], " component (", components[a], ") on a ", mesh_.dimension(),
             "D mesh");
   }
-  velocity_ = ConvectionVelocity<ExecSpace>{};
-  for (int a = 0; a < 3; ++a) velocity_.vector[a] = components[a];
+  ConvectionVelocity<ExecSpace> velocity;
+  for (int a = 0; a < 3; ++a) velocity.vector[a] = components[a];
+  return velocity;
+}
+
+template <class ExecSpace>
+ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(
+    const FaceField<ExecSpace>& normalVelocity) const {
+  normalVelocity.requireOn(mesh_, "convection velocity");
+  Details::requireValidCoefficient(Coefficient<ExecSpace>{0, normalVelocity.values()},
+                                   "convection velocity", "face", false);
+  ConvectionVelocity<ExecSpace> velocity;
+  velocity.normalValues = normalVelocity.values();
+  return velocity;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
+                                                     ConvectionScheme scheme) {
+  velocity_ = checkedVelocity(ux, uy, uz);
   scheme_ = scheme;
   hasConvection_ = true;
   return *this;
@@ -175,13 +193,31 @@ Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::convection(
     const FaceField<ExecSpace>& normalVelocity, ConvectionScheme scheme) {
-  normalVelocity.requireOn(mesh_, "convection velocity");
-  Details::requireValidCoefficient(Coefficient<ExecSpace>{0, normalVelocity.values()},
-                                   "convection velocity", "face", false);
-  velocity_ = ConvectionVelocity<ExecSpace>{};
-  velocity_.normalValues = normalVelocity.values();
+  velocity_ = checkedVelocity(normalVelocity);
   scheme_ = scheme;
   hasConvection_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
+    Real ux, Real uy, Real uz, ExplicitConvectionScheme scheme,
+    ExplicitGradientBoundary gradientBoundary) {
+  explicitVelocity_ = checkedVelocity(ux, uy, uz);
+  explicitScheme_ = scheme;
+  explicitGradientBoundary_ = gradientBoundary;
+  hasExplicitConvection_ = true;
+  return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
+    const FaceField<ExecSpace>& normalVelocity, ExplicitConvectionScheme scheme,
+    ExplicitGradientBoundary gradientBoundary) {
+  explicitVelocity_ = checkedVelocity(normalVelocity);
+  explicitScheme_ = scheme;
+  explicitGradientBoundary_ = gradientBoundary;
+  hasExplicitConvection_ = true;
   return *this;
 }
 
@@ -317,9 +353,10 @@ void Equation<ExecSpace>::validate() const {
     Details::requireValidCoefficient(explicitD_, "explicit diffusion", "face", false);
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   Details::requireValidCoefficient(s_, "source", "cell", false);
-  if (velocity_.normalValues.extent(0) > 0)
-    Details::requireValidCoefficient(Coefficient<ExecSpace>{0, velocity_.normalValues},
-                                     "convection velocity", "face", false);
+  for (const auto* velocity : {&velocity_, &explicitVelocity_})
+    if (velocity->normalValues.extent(0) > 0)
+      Details::requireValidCoefficient(Coefficient<ExecSpace>{0, velocity->normalValues},
+                                       "convection velocity", "face", false);
 }
 
 #define KFVM_INSTANTIATE_EQUATION(Space) template class Equation<Space>;

@@ -40,6 +40,26 @@ enum class ExplicitDiffusionBoundary {
   ZeroFlux
 };
 
+/// FiPy's explicit convection terms (Equation::explicitConvection).
+enum class ExplicitConvectionScheme {
+  /// FiPy's ExplicitUpwindConvectionTerm: the upwind cell's previous value.
+  Upwind,
+  /// FiPy's VanLeerConvectionTerm: the upwind cell's previous value moved along its van
+  /// Leer-limited normal gradient by half the cell's depth less the distance the flow
+  /// covers in dt, (V - |F| dt) / (2 A) (FiPy's CFL-scaled limiter).
+  VanLeer
+};
+
+/// The boundary face values the cell gradients of FiPy's VanLeerConvectionTerm read.
+enum class ExplicitGradientBoundary {
+  /// The value of a Dirichlet face (b = 0), the cell's own value elsewhere: FiPy's
+  /// var.old on a variable without hasOld (var itself, with its constraints).
+  DirichletValues,
+  /// The cell's own value on every boundary face: FiPy's var.old with hasOld=True (a
+  /// copy without constraints).
+  CellValues
+};
+
 /// One scalar transport equation built from FiPy's terms:
 ///
 ///   TransientTerm(rho) + ConvectionTerm(u) == DiffusionTerm(D) + ImplicitSourceTerm(c)
@@ -89,6 +109,20 @@ class Equation {
                        ConvectionScheme scheme = ConvectionScheme::Upwind);
   Equation& convection(const FaceField<ExecSpace>& normalVelocity,
                        ConvectionScheme scheme = ConvectionScheme::Upwind);
+  /// FiPy's explicit convection terms, an option: div(u phi_f) taken to the right-hand
+  /// side with phi_f from the previous step's values (FiPy's var.old) on interior faces
+  /// (ExplicitConvectionScheme; the normal velocity's sign picks the upwind cell). A
+  /// boundary face open to convection (convectionThroughSlots, or every boundary face
+  /// without it) convects FiPy's face value (g d + b phi_P) / (a d + b) of its Robin
+  /// condition: the Dirichlet value on the right-hand side, phi_P + d g / b on a gradient
+  /// face in the matrix (as FiPy's constraint terms do, whatever theta). Needs a
+  /// TransientTerm (FiPy's too); VanLeer reads dt. Beside convection() or not.
+  Equation& explicitConvection(
+      Real ux, Real uy, Real uz, ExplicitConvectionScheme scheme,
+      ExplicitGradientBoundary gradientBoundary = ExplicitGradientBoundary::CellValues);
+  Equation& explicitConvection(
+      const FaceField<ExecSpace>& normalVelocity, ExplicitConvectionScheme scheme,
+      ExplicitGradientBoundary gradientBoundary = ExplicitGradientBoundary::CellValues);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
   /// Robin coefficients face by face, on any boundary faces (by boundary slot; see
   /// BoundaryConditions::setSlots): what FiPy's constrain(value, where=mask) sets.
@@ -183,6 +217,14 @@ class Equation {
   ConvectionScheme convectionScheme() const { return scheme_; }
   /// The convection velocity as kernels read it: velocity.normal(f, normals).
   const ConvectionVelocity<ExecSpace>& convectionVelocity() const { return velocity_; }
+  bool hasExplicitConvection() const { return hasExplicitConvection_; }
+  ExplicitConvectionScheme explicitConvectionScheme() const { return explicitScheme_; }
+  ExplicitGradientBoundary explicitGradientBoundary() const {
+    return explicitGradientBoundary_;
+  }
+  const ConvectionVelocity<ExecSpace>& explicitConvectionVelocity() const {
+    return explicitVelocity_;
+  }
   /// True when the discrete equation is nonlinear in phi and a solve needs sweeps (TVD
   /// convection's deferred correction).
   bool needsSweeps() const {
@@ -201,6 +243,9 @@ class Equation {
  private:
   Coefficient<ExecSpace> checkedCellCoefficient(const CellField<ExecSpace>& field,
                                                 const char* role) const;
+  ConvectionVelocity<ExecSpace> checkedVelocity(Real ux, Real uy, Real uz) const;
+  ConvectionVelocity<ExecSpace> checkedVelocity(
+      const FaceField<ExecSpace>& normalVelocity) const;
 
   Mesh<ExecSpace> mesh_;
   BoundaryConditions<ExecSpace> bcs_, higherOrderBcs_;
@@ -216,6 +261,11 @@ class Equation {
   ConvectionScheme scheme_ = ConvectionScheme::Upwind;
   Coefficient<ExecSpace> rho_, D_, c_, s_;
   ConvectionVelocity<ExecSpace> velocity_;
+  bool hasExplicitConvection_ = false;
+  ExplicitConvectionScheme explicitScheme_ = ExplicitConvectionScheme::Upwind;
+  ExplicitGradientBoundary explicitGradientBoundary_ =
+      ExplicitGradientBoundary::CellValues;
+  ConvectionVelocity<ExecSpace> explicitVelocity_;
   bool convectsThroughSlotsOnly_ = false;
   DeviceView<Real*, ExecSpace> convectingSlots_;
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;

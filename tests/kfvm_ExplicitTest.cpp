@@ -1,7 +1,10 @@
 // Explicit stepping: forward Euler and RK2 against backward Euler and Crank-Nicolson on a
-// smooth convection-diffusion problem, their temporal orders, and the stable-dt guard.
+// smooth convection-diffusion problem, their temporal orders, and the stable-dt guard;
+// FiPy's explicit terms (ExplicitUpwindConvectionTerm, VanLeerConvectionTerm) against
+// hand values.
 #include "kfvm_TestHelpers.hpp"
 
+#include <kfvm_Assembler.hpp>
 #include <kfvm_ExplicitStepper.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 
@@ -141,6 +144,91 @@ TEST(Explicit, FipysCrankNicolsonIsKfvmsCrankNicolson) {
     ASSERT_TRUE(kfvmStepper.step(b, 0.01, TimeScheme::CrankNicolson).converged);
   }
   EXPECT_LT(maxDifference(toHost(a.values()), toHost(b.values())), tolerance(1e-11));
+}
+
+// FiPy's explicit convection on cells of widths 1, 2, 1 (centres 0.5, 2, 3.5), u = 2,
+// previous values 1, 2, 4, dt = 1/4, left Dirichlet 0, right gradient 0.5 (both faces
+// open). Interior fluxes F phi_U with F = 2; the left face convects g = 0 in, the right
+// one F (phi_P + d g) = 2 phi_P + 0.5 out, its phi_P part in the matrix.
+// Van Leer: the previous values' gradients are 4/3 (or 1/3 reading the cell's own value
+// on the Dirichlet face), 1 and 2/3; across face 1 (gradient 2/3) the limiter gives 4/3
+// (or 0), across face 2 (gradient 4/3) 1; the depths (V - |F| dt) / A are 0.5 and 1.5:
+// face values 1 + 4/3 * 0.5 / 2 = 4/3 (or 1) and 2 + 1.5 / 2 = 2.75.
+TEST(Explicit, FipysExplicitConvectionMatchesHandValues) {
+  const Mesh<Space> mesh(CartesianGrid::fromVertices({0, 1, 3, 4}));
+  FaceField<Space> u(mesh, "u");  // u . n_f of u = (2, 0, 0)
+  {
+    auto normals =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceNormals());
+    std::vector<double> values(mesh.numFaces());
+    for (Ordinal f = 0; f < mesh.numFaces(); ++f) values[f] = 2.0 * normals(f, 0);
+    u.fromHost(values);
+  }
+  const auto assembled = [&](ExplicitConvectionScheme scheme,
+                             ExplicitGradientBoundary boundary, bool asField, bool open) {
+    Equation<Space> equation(mesh);
+    equation.transient()
+        .boundary(Patch::Left, BoundaryCondition::dirichlet(0.0))
+        .boundary(Patch::Right, BoundaryCondition::neumann(0.5));
+    if (asField)
+      equation.explicitConvection(u, scheme, boundary);
+    else
+      equation.explicitConvection(2.0, 0, 0, scheme, boundary);
+    if (!open) equation.convectionThroughSlots({});
+    Assembler<Space> assembler(equation);
+    CellField<Space> old(mesh, "old");
+    old.fromHost({1.0, 2.0, 4.0});
+    Vector<Space> rhs("rhs", 3);
+    assembler.assemble(4, 1, old, old, rhs);
+    const auto A = assembler.matrix().toDenseHost();
+    std::vector<double> diagonal{A[0][0], A[1][1], A[2][2]};
+    EXPECT_EQ(A[0][1], 0.0);
+    EXPECT_EQ(A[1][0], 0.0);
+    EXPECT_LT(maxDifference(diagonal, toHost(assembler.diagonal())), tolerance(1e-15));
+    return std::make_pair(diagonal, toHost(rhs));
+  };
+  using S = ExplicitConvectionScheme;
+  using B = ExplicitGradientBoundary;
+  const std::vector<double> mass{4, 8, 4}, openDiagonal{4, 8, 6};
+  struct Case {
+    S scheme;
+    B boundary;
+    bool open;
+    std::vector<double> diagonal, rhs;
+  };
+  const std::vector<Case> cases = {
+      {S::Upwind, B::CellValues, true, openDiagonal, {4 - 2, 16 + 2 - 4, 16 + 4 - 0.5}},
+      {S::Upwind, B::CellValues, false, mass, {4 - 2, 16 + 2 - 4, 16 + 4}},
+      {S::VanLeer,
+       B::CellValues,
+       true,
+       openDiagonal,
+       {4 - 2, 16 + 2 - 5.5, 16 + 5.5 - 0.5}},
+      {S::VanLeer,
+       B::DirichletValues,
+       true,
+       openDiagonal,
+       {4 - 8.0 / 3, 16 + 8.0 / 3 - 5.5, 16 + 5.5 - 0.5}}};
+  for (const auto& c : cases)
+    for (bool asField : {false, true}) {
+      const auto [diagonal, rhs] = assembled(c.scheme, c.boundary, asField, c.open);
+      EXPECT_LT(maxDifference(diagonal, c.diagonal), tolerance(1e-14))
+          << int(c.scheme) << int(c.boundary) << c.open << asField;
+      EXPECT_LT(maxDifference(rhs, c.rhs), tolerance(1e-14))
+          << int(c.scheme) << int(c.boundary) << c.open << asField;
+    }
+  Equation<Space> steady(mesh);
+  steady.explicitConvection(1.0, 0, 0, ExplicitConvectionScheme::Upwind);
+  expectError([&] { Assembler<Space>{steady}; }, {"needs a TransientTerm"});
+  Equation<Space> vanLeer(mesh);
+  vanLeer.transient().explicitConvection(1.0, 0, 0, ExplicitConvectionScheme::VanLeer);
+  Assembler<Space> assembler(vanLeer);
+  CellField<Space> old(mesh, "old");
+  Vector<Space> rhs("rhs", 3);
+  expectError([&] { assembler.assemble(0, 1, old, old, rhs); }, {"needs a time step"});
+  expectError(
+      [&] { vanLeer.explicitConvection(0, 1.0, 0, ExplicitConvectionScheme::Upwind); },
+      {"convection velocity has a y component"});
 }
 
 }  // namespace

@@ -32,6 +32,15 @@ void readMesh(TableReader& mesh, Deck& deck) {
   mesh.finish();
 }
 
+/// A convection table's `velocity`: one component per dimension, the rest 0.
+std::array<double, 3> velocityOf(TableReader& reader, int dimension) {
+  const auto given =
+      reader.numbers("velocity", std::size_t(dimension), -huge, huge, true);
+  std::array<double, 3> velocity{};
+  for (int a = 0; a < dimension; ++a) velocity[a] = given[a];
+  return velocity;
+}
+
 void readEquation(TableReader& equation, Deck& deck,
                   const std::vector<std::string>& convectionSchemes) {
   const toml::node* transient = equation.find("transient");
@@ -47,10 +56,17 @@ void readEquation(TableReader& equation, Deck& deck,
   if (const auto* convection = equation.subtable("convection")) {
     TableReader reader(equation.path(), *convection, "equation.convection");
     deck.hasConvection = true;
-    const auto velocity =
-        reader.numbers("velocity", std::size_t(deck.dimension), -huge, huge, true);
-    for (int a = 0; a < deck.dimension; ++a) deck.velocity[a] = velocity[a];
+    deck.velocity = velocityOf(reader, deck.dimension);
     deck.scheme = reader.string("scheme", "upwind", convectionSchemes);
+    reader.finish();
+  }
+  if (const auto* convection = equation.subtable("explicit_convection")) {
+    TableReader reader(equation.path(), *convection, "equation.explicit_convection");
+    deck.hasExplicitConvection = true;
+    deck.explicitVelocity = velocityOf(reader, deck.dimension);
+    deck.explicitScheme = reader.string("scheme", "upwind", {"upwind", "van-leer"});
+    deck.explicitGradientBoundary = reader.string("gradient_boundary", "cell-values",
+                                                  {"cell-values", "dirichlet-values"});
     reader.finish();
   }
   deck.implicitSource = equation.coefficient("implicit_source", 0, -huge, huge);
@@ -77,6 +93,9 @@ void readEquation(TableReader& equation, Deck& deck,
        {&deck.diffusionPolynomial, &deck.sourcePolynomial, &deck.potential})
     if (list->size() > 8)
       equation.error(nullptr, "polynomial", "at most 8 coefficients, got ", list->size());
+  if (deck.hasExplicitConvection && !deck.transient)
+    equation.error(nullptr, "explicit_convection",
+                   "needs a transient term (FiPy's explicit convection steps in time)");
   if (!deck.transient && !deck.hasDiffusion && !deck.hasConvection &&
       !deck.hasHigherOrder && deck.diffusionPolynomial.empty())
     equation.error(nullptr, "equation",

@@ -89,6 +89,10 @@ struct Deck {
   bool hasExplicitDiffusion = false;
   double explicitDiffusion = 0;
   std::string explicitDiffusionBoundary = "conditions";  // or "zero-flux"
+  bool hasExplicitConvection = false;  // FiPy's ExplicitUpwind / VanLeerConvectionTerm
+  std::array<double, 3> explicitVelocity{};
+  std::string explicitScheme = "upwind";                 // or "van-leer"
+  std::string explicitGradientBoundary = "cell-values";  // or "dirichlet-values"
   std::vector<double> sourcePolynomial;
   double mobility = 0, kappa = 0;
   std::vector<double> potential{0};

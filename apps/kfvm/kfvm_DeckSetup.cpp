@@ -165,6 +165,15 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
   if (deck.hasConvection)
     equation.convection(Real(deck.velocity[0]), Real(deck.velocity[1]),
                         Real(deck.velocity[2]), convectionSchemeFromName(deck.scheme));
+  if (deck.hasExplicitConvection)
+    equation.explicitConvection(
+        Real(deck.explicitVelocity[0]), Real(deck.explicitVelocity[1]),
+        Real(deck.explicitVelocity[2]),
+        deck.explicitScheme == "van-leer" ? ExplicitConvectionScheme::VanLeer
+                                          : ExplicitConvectionScheme::Upwind,
+        deck.explicitGradientBoundary == "dirichlet-values"
+            ? ExplicitGradientBoundary::DirichletValues
+            : ExplicitGradientBoundary::CellValues);
   const ImplicitSourceForm sourceForm = deck.implicitSourceForm == "diagonal-only"
                                             ? ImplicitSourceForm::DiagonalOnly
                                             : ImplicitSourceForm::Matrix;

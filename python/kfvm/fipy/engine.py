@@ -192,10 +192,18 @@ class _Compiled:
                 cpp.convection(*t.velocity.constant, t.scheme)
             else:
                 cpp.convection(coefficient("u", t.velocity, module.FaceField), t.scheme)
+        if t.explicit_velocity is not None:
+            if t.explicit_velocity.is_constant:
+                cpp.explicit_convection(*t.explicit_velocity.constant, t.explicit_scheme,
+                                        t.gradient_boundary)
+            else:
+                cpp.explicit_convection(
+                    coefficient("ue", t.explicit_velocity, module.FaceField),
+                    t.explicit_scheme, t.gradient_boundary)
         order, a, b, g = slots
         if len(order):
             cpp.boundary_slots(order.tolist(), a.tolist(), b.tolist(), g.tolist())
-        if t.velocity is not None:
+        if t.velocity is not None or t.explicit_velocity is not None:
             cpp.convection_through_slots(order.tolist())  # FiPy's: constrained faces only
         order, a, b, g = potential_slots
         if len(order):
@@ -227,7 +235,8 @@ class _Compiled:
     def refresh(self, translation):
         t = translation
         for name, value in (("rho", t.rho), ("D", t.D), ("c", t.implicit),
-                            ("s", t.source), ("u", t.velocity), ("De", t.explicit_D)):
+                            ("s", t.source), ("u", t.velocity), ("De", t.explicit_D),
+                            ("ue", t.explicit_velocity)):
             if name in self.fields:
                 self.upload(name, value.array)
 
@@ -313,8 +322,11 @@ class Engine:
         translation = Translation(term, var, grid)
         if translation.has_transient and dt is None:
             raise Untranslatable("a TransientTerm without dt")
+        if translation.explicit_velocity is not None and not translation.has_transient:
+            raise Untranslatable("explicit convection without a TransientTerm (FiPy "
+                                 "refuses it too)")
         kinds = set()
-        if translation.velocity is not None:
+        if translation.velocity is not None or translation.explicit_velocity is not None:
             kinds.add("convection")
         if translation.fourth is not None or translation.D_sign == "either":
             kinds.add("indefinite")  # not symmetric positive definite: no CG

@@ -25,8 +25,14 @@ _SCHEMES = {
     _terms.ExponentialConvectionTerm: "exponential",
     _terms.HybridConvectionTerm: "hybrid",
 }
+#: FiPy's explicit convection terms and kfvm's ExplicitConvectionScheme of each.
+_EXPLICIT_SCHEMES = {
+    _terms.ExplicitUpwindConvectionTerm: "upwind",
+    _terms.VanLeerConvectionTerm: "van-leer",
+}
 _KIND_OF = dict([(c, "diffusion") for c in _DIFFUSION]
                 + [(c, "convection") for c in _SCHEMES]
+                + [(c, "explicit-convection") for c in _EXPLICIT_SCHEMES]
                 + [(_terms.TransientTerm, "transient"),
                    (_terms.ImplicitSourceTerm, "implicit"),
                    (_terms.ExplicitDiffusionTerm, "explicit-diffusion"),
@@ -147,8 +153,9 @@ class Translation:
         cells = grid.kfvm.numberOfCells
         faces = grid.kfvm.numberOfFaces
         parts = {"transient": [], "diffusion": [], "implicit": [], "source": [],
-                 "convection": [], "explicit-diffusion": []}
+                 "convection": [], "explicit-diffusion": [], "explicit-convection": []}
         schemes = set()
+        explicit_schemes = set()
         fourth = []
         for leaf in leaves(term):
             if leaf.var is not None and leaf.var is not var:
@@ -173,13 +180,20 @@ class Translation:
             elif kind == "convection":
                 schemes.add(_SCHEMES[type(leaf)])
                 parts[kind].append((leaf, self._velocity(leaf.coeff, grid)))
+            elif kind == "explicit-convection":
+                explicit_schemes.add(_EXPLICIT_SCHEMES[type(leaf)])
+                parts[kind].append((leaf, self._velocity(leaf.coeff, grid)))
             else:
                 parts[kind].append((leaf, _evaluate(leaf.coeff, cells,
                                                     "a %s's coefficient" % type(leaf).__name__)))
         if len(schemes) > 1:
             raise Untranslatable("convection terms of several schemes (%s)"
                                  % ", ".join(sorted(schemes)))
+        if len(explicit_schemes) > 1:
+            raise Untranslatable("explicit convection terms of several schemes (%s)"
+                                 % ", ".join(sorted(explicit_schemes)))
         self.scheme = schemes.pop() if schemes else None
+        self.explicit_scheme = explicit_schemes.pop() if explicit_schemes else None
         self._parts = parts
         rho = self._sum(parts["transient"], cells)
         D = self._sum(parts["diffusion"], faces)
@@ -216,6 +230,14 @@ class Translation:
         self.velocity = None
         if parts["convection"]:
             self.velocity = self._sum_velocity([v for _, v in parts["convection"]], sigma)
+        self.explicit_velocity = None
+        if parts["explicit-convection"]:
+            self.explicit_velocity = self._sum_velocity(
+                [v for _, v in parts["explicit-convection"]], sigma)
+        # FiPy's VanLeer gradient reads var.old's face values: the Dirichlet values of
+        # var itself without hasOld, the cells' own with it (var.old has no constraints).
+        self.gradient_boundary = ("cell-values" if getattr(var, "_old", None) is not None
+                                  else "dirichlet-values")
         self.has_transient = bool(parts["transient"])
         # What the compiled kfvm equation depends on: which coefficients are numbers
         # (and which numbers) and which are arrays, in kfvm's form.
@@ -225,7 +247,10 @@ class Translation:
             None if self.velocity is None else _signature_of(self.velocity),
             self.D_sign, self.fourth, self.implicit_form,
             (_signature_of(self.explicit_D), self.explicit_boundary)
-            if self.has_explicit_diffusion else None)
+            if self.has_explicit_diffusion else None,
+            None if self.explicit_velocity is None else
+            (self.explicit_scheme, _signature_of(self.explicit_velocity),
+             self.gradient_boundary))
 
     # -- coefficients ------------------------------------------------------------------
     @staticmethod

@@ -28,8 +28,8 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
-    const double target = this->target(Blas::norm2(b));
     const double initial = this->residual(b, x, r_);
+    const double target = this->target(Blas::norm2(b), initial);
     double residual = initial;
     int iteration = 0;
     if (residual <= target)

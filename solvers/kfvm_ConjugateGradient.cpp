@@ -113,8 +113,8 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
 
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
-    const double target = this->target(Blas::norm2(b));
     const double initial = this->residual(b, x, r_);
+    const double target = this->target(Blas::norm2(b), initial);
     if (initial <= target) return finishReport("cg", 0, initial, initial, target, false);
     return this->preconditionerName() == "ilu0" ? unfused(x, initial, target)
                                                 : fused(x, initial, target);

@@ -44,9 +44,9 @@ class Gmres final : public LinearSolver<ExecSpace> {
   SolverReport solveImpl(const Vector<ExecSpace>& b,
                          const Vector<ExecSpace>& x) override {
     const auto& A = this->matrix();
-    const double target = this->target(Blas::norm2(b));
     auto& r = basis_[0];
     const double initial = this->residual(b, x, r);
+    const double target = this->target(Blas::norm2(b), initial);
     double residual = initial;
     int iteration = 0;
     bool breakdown = false;

@@ -73,6 +73,10 @@ LinearSolver<ExecSpace>::LinearSolver(std::string name, const Parameters& parame
       tolerance_(parameters.getDouble("tolerance", 1e-8)),
       absoluteTolerance_(parameters.getDouble("absolute_tolerance", 0)),
       maxIterations_(parameters.getInt("max_iterations", 1000)) {
+  const std::string criterion = parameters.getString("criterion", "rhs");
+  require(criterion == "rhs" || criterion == "initial", "unknown criterion '", criterion,
+          "' for solver '", name_, "' (known: rhs, initial)");
+  relativeToInitial_ = criterion == "initial";
   preconditioner_ = parameters.getString("preconditioner", preconditioners.front());
   if (std::find(preconditioners.begin(), preconditioners.end(), preconditioner_) ==
       preconditioners.end()) {
@@ -150,8 +154,9 @@ void LinearSolver<ExecSpace>::precondition(const Vector<ExecSpace>& r,
 }
 
 template <class ExecSpace>
-double LinearSolver<ExecSpace>::target(double normB) const {
-  return std::max(tolerance_ * normB, absoluteTolerance_);
+double LinearSolver<ExecSpace>::target(double normB, double initialResidual) const {
+  return std::max(tolerance_ * (relativeToInitial_ ? initialResidual : normB),
+                  absoluteTolerance_);
 }
 
 template <class ExecSpace>

@@ -64,8 +64,9 @@ class LinearSolver {
   const Vector<ExecSpace>& inverseDiagonal() const { return inverseDiagonal_; }
   /// z = M^-1 r with the chosen preconditioner (Jacobi, ILU(0) or none).
   void precondition(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const;
-  /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance).
-  double target(double normB) const;
+  /// ||b - A x|| target: max(tolerance * ||b||, absoluteTolerance), or with the
+  /// "initial" criterion max(tolerance * ||b - A x0||, absoluteTolerance).
+  double target(double normB, double initialResidual) const;
   /// True for a solver of the rows one MPI rank owns, whose columns also number ghost
   /// cells (more columns than rows; a distributed Trilinos solver). Others need a square
   /// matrix.
@@ -86,6 +87,7 @@ class LinearSolver {
   std::string name_;
   double tolerance_;
   double absoluteTolerance_;
+  bool relativeToInitial_;
   int maxIterations_;
   std::string preconditioner_;
   CrsMatrix<ExecSpace> matrix_;
@@ -95,7 +97,9 @@ class LinearSolver {
 };
 
 /// Creates a native solver: "cg", "bicgstab" or "gmres". Parameters: tolerance (relative
-/// to ||b||, default 1e-8), absolute_tolerance (default 0), max_iterations (default
+/// to ||b||, default 1e-8), criterion ("rhs", the default: the tolerance is relative to
+/// ||b||; "initial": to the initial residual ||b - A x0||, FiPy's and Belos' "initial"),
+/// absolute_tolerance (default 0), max_iterations (default
 /// 1000), preconditioner ("jacobi", the default, "ilu0" or "none"), restart (gmres only,
 /// default 30). An unknown name or parameter, or a value out of range, is a kfvm::Error.
 template <class ExecSpace>

@@ -26,7 +26,7 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& nam
                                                           const Parameters& parameters) {
   if (name == "cg" || name == "bicgstab" || name == "gmres") {
     std::set<std::string> known = {"tolerance", "absolute_tolerance", "max_iterations",
-                                   "preconditioner"};
+                                   "preconditioner", "criterion"};
     if (name == "gmres") known.insert("restart");
     parameters.requireKnown(known, "solver '" + name + "'");
     if (name == "cg") return Details::makeConjugateGradient<ExecSpace>(parameters);

@@ -133,6 +133,42 @@ TEST(Solvers, GmresWithShortRestartStillConverges) {
   EXPECT_LT(maxDifference(toHost(x), solveDense(system.dense, b)), tolerance(1e-7));
 }
 
+// The "initial" criterion (FiPy's and Belos'): from a guess far from the answer (the
+// initial residual 100 times ||b||) the tolerance is relative to ||b - A x0||, and the
+// solve stops well before the "rhs" criterion would; an unknown criterion is an error.
+TEST(Solvers, InitialCriterionIsRelativeToTheInitialResidual) {
+  const auto system = spdSystem();
+  const auto b = rightHandSide(system.n);
+  const auto far = solveDense(system.dense, b);
+  for (const auto& name : nativeSolvers) {
+    int iterations[2] = {0, 0};
+    for (int initial = 0; initial < 2; ++initial) {
+      auto solver = makeLinearSolver<Space>(
+          name, {{"tolerance", "1e-4"}, {"criterion", initial ? "initial" : "rhs"}});
+      solver->setMatrix(system.matrix());
+      std::vector<double> guess(system.n);
+      for (Ordinal i = 0; i < system.n; ++i)
+        guess[i] = far[i] + 300.0 * std::cos(1.7 * i);
+      auto x = toDevice(guess);
+      const auto report = solver->solve(toDevice(b), x);
+      ASSERT_TRUE(report.converged) << name << ": " << report.reason;
+      double normB = 0;
+      for (double v : b) normB += v * v;
+      normB = std::sqrt(normB);
+      EXPECT_GT(report.initialResidual, 100 * normB) << name;
+      EXPECT_LE(report.finalResidual, 1e-4 * (initial ? report.initialResidual : normB))
+          << name;
+      iterations[initial] = report.iterations;
+    }
+    EXPECT_LT(iterations[1], iterations[0]) << name;
+  }
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"criterion", "matrix"}});
+      },
+      {"unknown criterion 'matrix'", "rhs, initial"});
+}
+
 TEST(Solvers, IterationLimitIsReportedAsNotConverged) {
   const auto system = spdSystem();
   for (const auto& name : nativeSolvers) {

@@ -160,6 +160,31 @@ CASES = {
     "cahn-hilliard-potential-fixed-1d": _case(
         lambda: Grid1D(nx=40, dx=0.025), _cahn_hilliard, bcs=("left", "right"), dt=1e-3,
         options_of=_potential_fixed),
+    # FiPy's order 0 and 1 (examples/diffusion/nthOrder/input4thOrder_line): phi's value
+    # and flux in the inner operator (and order 0 in second-order terms).
+    "fourth-order-all-orders-1d": _case(
+        lambda: Grid1D(nx=30, dx=[0.1] * 15 + [0.05] * 15), lambda m, p: -DiffusionTerm((1.0, 0.5)),
+        bcs=(), dt=1e-2, options_of=lambda m: {"boundaryConditions": (
+            fipy.NthOrderBoundaryCondition(faces=m.facesLeft, value=0.2, order=0),
+            fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.4, order=1),
+            fipy.NthOrderBoundaryCondition(faces=m.facesLeft, value=0.0, order=2),
+            fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.3, order=2))}),
+    "fourth-order-steady-line-1d": _case(
+        lambda: Grid1D(nx=40, dx=0.025), lambda m, p: DiffusionTerm((1.0, 1.0)),
+        lhs_of=lambda m: None, bcs=(), options_of=lambda m: {"boundaryConditions": (
+            fipy.NthOrderBoundaryCondition(m.facesLeft, 0.0, 0),
+            fipy.NthOrderBoundaryCondition(m.facesRight, 1.0, 0),
+            fipy.NthOrderBoundaryCondition(m.facesLeft, 0.0, 2),
+            fipy.NthOrderBoundaryCondition(m.facesRight, 0.0, 2))}),
+    "cahn-hilliard-value-condition-1d": _case(
+        lambda: Grid1D(nx=40, dx=0.025), _cahn_hilliard, bcs=(), dt=1e-3,
+        options_of=lambda m: {"boundaryConditions": (
+            fipy.NthOrderBoundaryCondition(m.facesLeft, 0.1, 0),
+            fipy.NthOrderBoundaryCondition(m.facesRight, 0.0, 2))}),
+    "diffusion-value-condition-2d": _case(
+        _grid2d, lambda m, p: DiffusionTerm(1.0), bcs=("top",),
+        options_of=lambda m: {"boundaryConditions": (
+            fipy.NthOrderBoundaryCondition(m.facesLeft, 0.5 * m.faceCenters[1], 0),)}),
     "cahn-hilliard-3d": _case(lambda: Grid3D(nx=5, ny=4, nz=3, dx=0.1, dy=0.1, dz=0.1),
                               lambda m, p: _cahn_hilliard(m, p, -1.0, -0.01), dt=1e-4),
 }
@@ -402,6 +427,29 @@ def test_coupled_convection_falls_back():
     assert row["where"] == "fipy" and "UpwindConvectionTerm" in row["reason"]
 
 
+@pytest.mark.parametrize("solver_of", [
+    lambda: fipy.LinearLUSolver(criterion="initial", tolerance=1e-9),
+    lambda: fipy.LinearCGSolver(criterion="initial", tolerance=1e-10, iterations=2000)])
+def test_initial_criterion_at_the_equation_level(solver_of):
+    """examples/diffusion/mesh1D's enormous step to the no-flux steady state: the initial
+    residual dwarfs the right-hand side, so FiPy scales by it (kfvm's criterion
+    'initial')."""
+    answers = []
+    for on in (False, True):
+        (kf.activate if on else kf.deactivate)()
+        mesh = Grid1D(nx=50, dx=1.0)
+        phi = CellVariable(mesh=mesh, value=0.0)
+        phi.setValue(1.0, where=(mesh.x > 20.0) & (mesh.x < 30.0))
+        (TransientTerm() == DiffusionTerm(1.0)).solve(var=phi, dt=1e6 * 5.0,
+                                                      solver=solver_of())
+        answers.append(np.array(phi.value))
+    kf.activate()
+    assert np.allclose(answers[0], 0.2, atol=1e-5) and np.allclose(answers[1], 0.2, atol=1e-5)
+    assert _relative(answers[0], answers[1]) < 1e-6
+    (row,) = kf.report()
+    assert row["where"] == "kfvm", row
+
+
 def test_untranslatable_falls_back_and_says_why():
     mesh = Grid1D(nx=10)
 
@@ -428,11 +476,17 @@ def test_other_boundary_conditions_fall_back():
     (row,) = kf.report()
     assert row["where"] == "fipy" and "without a fourth-order" in row["reason"]
     kf.reset()
-    bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.0, order=1)
+    bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.0, order=4)
     (TransientTerm() == -DiffusionTerm((1.0, 1.0))).solve(var=phi, dt=0.1,
                                                           boundaryConditions=(bc,))
     (row,) = kf.report()
-    assert row["where"] == "fipy" and "of order 1" in row["reason"]
+    assert row["where"] == "fipy" and "of order 4" in row["reason"]
+    kf.reset()
+    bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.0, order=1)
+    (TransientTerm() == DiffusionTerm(0.5) - DiffusionTerm((1.0, 1.0))).solve(
+        var=phi, dt=0.1, boundaryConditions=(bc,))
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "applies its flux to one" in row["reason"]
 
 
 def test_ill_posed_fourth_order_sign_falls_back():

@@ -20,7 +20,7 @@ import time
 #: Examples CI runs: each takes seconds, and between them they cover every term kfvm
 #: translates and the fallbacks. The value: whether all its equations must run on kfvm.
 CURATED = {
-    "examples.diffusion.mesh1D": False,
+    "examples.diffusion.mesh1D": True,
     "examples.diffusion.mesh20x20": True,
     "examples.diffusion.variable": False,
     "examples.diffusion.electrostatics": True,
@@ -34,6 +34,7 @@ CURATED = {
     "examples.diffusion.steadyState.otherMeshes.grid3Dinput": True,
     "examples.diffusion.explicit.mesh1D": True,
     "examples.diffusion.nthOrder.input4thOrder1D": True,
+    "examples.diffusion.nthOrder.input4thOrder_line": True,
     "examples.convection.exponential1D.mesh1D": True,
     "examples.convection.exponential1D.cylindricalMesh1D": False,
     "examples.convection.exponential1DBack.mesh1D": True,
@@ -49,7 +50,7 @@ CURATED = {
     "examples.cahnHilliard.mesh3D": True,
     "examples.cahnHilliard.mesh2DCoupled": True,
     "examples.phase.missOrientation.mesh1D": True,
-    "examples.phase.binary": False,
+    "examples.phase.binary": True,
     "examples.chemotaxis.input2D": True,
     "examples.elphf.poisson": True,
 }

@@ -395,8 +395,8 @@ class TrilinosSolver final : public LinearSolver<ExecSpace> {
       return distributed_ ? globalResidual(*B, *X) : this->residual(b, x, residual_);
     };
     const double normB = distributed_ ? globalNorm(*B) : Blas::norm2(b);
-    const double target = this->target(normB);
     const double initial = residualNow();
+    const double target = this->target(normB, initial);
     SolverReport report;
     report.solver = this->name();
     report.initialResidual = initial;

@@ -69,12 +69,12 @@ class _Unknown:
         return old.reshape(-1) if self.component is None else old[self.component]
 
     def constrained(self):
-        """What engine._constraints reads: the variable, or its component's view."""
+        """What conditions.constraints reads: the variable, or its component's view."""
         return self.var if self.component is None else _ComponentConstraints(self)
 
 
 class _ComponentConstraints:
-    """A component's face constraints, as engine._constraints reads a scalar variable's."""
+    """A component's face constraints, as conditions.constraints reads a scalar variable's."""
 
     class _Constraint:
         def __init__(self, constraint, component, elements):

@@ -10,6 +10,8 @@ from collections import OrderedDict as _OrderedDict
 import numpy as _np
 
 from .. import _kfvm
+from .conditions import constraints as _constraints
+from .conditions import nth_order_conditions, with_conditions
 from .coupled import CompiledCoupled, CoupledTranslation, is_coupled, solve_coupled
 from .meshes import Untranslatable, mapped_grid
 from .solvers import kfvm_solver_of
@@ -18,138 +20,6 @@ from .translate import Translation, leaves
 
 class ConvergenceWarning(UserWarning):
     """A kfvm solve that stopped before its tolerance (FiPy warns too, and goes on)."""
-
-
-def _boundary_faces(where, grid, what):
-    """The FiPy faces a mask selects (None: all) and their kfvm boundary slots; a mask
-    reaching an interior face is not translated."""
-    faces = grid.fipy.numberOfFaces
-    mask = _np.ones(faces, dtype=bool) if where is None else \
-        _np.asarray(getattr(where, "value", where), dtype=bool)
-    if mask.shape != (faces,):
-        raise Untranslatable("%s's mask has shape %s" % (what, mask.shape))
-    chosen = _np.flatnonzero(mask)
-    slots = grid.boundary_slot_of_fipy_face[chosen]
-    if _np.any(slots < 0):
-        raise Untranslatable("%s on interior faces (kfvm constrains boundary faces)" % what)
-    return chosen, slots
-
-
-def _values_on(value, chosen, grid, what):
-    """A FiPy value (a number, or one per face or per chosen face) on the chosen faces."""
-    value = _np.asarray(getattr(value, "value", value), dtype=float)
-    if value.ndim == 1 and value.shape[0] == grid.fipy.numberOfFaces:
-        return value[chosen]
-    if value.size == 1:
-        return _np.full(len(chosen), float(value.reshape(-1)[0]))
-    if value.shape != (len(chosen),):
-        raise Untranslatable("%s of shape %s" % (what, value.shape))
-    return value
-
-
-def _constraints(var, grid):
-    """FiPy's face constraints of var as kfvm Robin coefficients per boundary slot:
-    values (a = 1, b = 0, g = value) and gradients (a = 0, b = 1, g = grad . n)."""
-    if getattr(var, "_constraints", None):
-        raise Untranslatable("the variable has cell constraints")
-    n = grid.kfvm._cpp.num_boundary_faces
-    a, b, g = _np.zeros(n), _np.ones(n), _np.zeros(n)
-    kind = _np.zeros(n, dtype=_np.int8)  # 0 free, 1 value, 2 gradient
-    faces = grid.fipy.numberOfFaces
-
-    def selected(constraint):
-        return _boundary_faces(constraint.where, grid, "a constraint")
-
-    def values(v):
-        return _np.asarray(getattr(v, "value", v), dtype=float)
-
-    for constraint in getattr(var, "faceConstraints", []):
-        chosen, slots = selected(constraint)
-        value = _values_on(constraint.value, chosen, grid, "a value constraint")
-        if _np.any(kind[slots] == 2):
-            raise Untranslatable("a face with both a value and a gradient constraint")
-        a[slots], b[slots], g[slots], kind[slots] = 1.0, 0.0, value, 1
-    face_grad = getattr(var, "_faceGrad", None)
-    for constraint in (face_grad.constraints if face_grad is not None else []):
-        chosen, slots = selected(constraint)
-        vector = values(constraint.value)
-        dim = grid.dim
-        if vector.ndim <= 1:
-            vector = _np.broadcast_to(vector.reshape(-1, 1), (dim, 1)) if vector.size in (1, dim) \
-                else None
-        elif vector.ndim == 2 and vector.shape[0] in (1, dim):
-            if vector.shape[1] == faces:
-                vector = vector[:, chosen]
-            elif vector.shape[1] not in (1, len(chosen)):
-                vector = None
-            else:
-                vector = _np.broadcast_to(vector, (dim, vector.shape[1]))
-        else:
-            vector = None
-        if vector is None:
-            raise Untranslatable("a gradient constraint of shape %s"
-                                 % (_np.shape(constraint.value),))
-        normals = grid.kfvm_normals_in_fipy_order[:, chosen]
-        q = _np.sum(vector * normals, axis=0) * _np.ones(len(chosen))
-        if _np.any(kind[slots] == 1):
-            raise Untranslatable("a face with both a value and a gradient constraint")
-        a[slots], b[slots], g[slots], kind[slots] = 0.0, 1.0, q, 2
-    order = _np.flatnonzero(kind)
-    return order, a[order], b[order], g[order]
-
-
-def _potential_conditions(boundary_conditions, translation, grid):
-    """FiPy's old-style boundaryConditions= as conditions on the fourth-order term's
-    potential (on second-order terms FiPy's NthOrderBoundaryCondition of order 2 or 3
-    does nothing). With y = div(c2 grad phi) the inner term and kfvm's potential
-    mu = -div(kappa grad phi) = -sign(c2) y (kappa = |c2|, D = sign(c2) sigma c1):
-    - order 2, FiPy's FixedValue on the outer term: y = value, so mu = -sign(c2) value;
-    - order 3, FiPy's FixedFlux on the outer term: outward flux c1 dy/dn = value, so
-      D dmu/dn = -sigma value. FiPy applies that flux at the first solve only (the
-      FixedFlux it derives is cached in the condition and never reset): so does this.
-    Other conditions are not translated. Returns the slots' (order, a, b, g) and the
-    FixedFlux conditions to mark applied once the solve succeeded."""
-    empty = (_np.zeros(0, dtype=_np.int64), _np.zeros(0), _np.zeros(0), _np.zeros(0))
-    applied_now = []
-    if boundary_conditions is None:
-        return empty, applied_now
-    if not isinstance(boundary_conditions, (tuple, list)):
-        boundary_conditions = (boundary_conditions,)
-    if not boundary_conditions:
-        return empty, applied_now
-    slots, a, b, g = [], [], [], []
-    for bc in boundary_conditions:
-        kind = type(bc).__name__
-        if kind != "NthOrderBoundaryCondition" or bc.order not in (2, 3):
-            raise Untranslatable("it passes boundaryConditions= with a %s%s (kfvm takes "
-                                 "NthOrderBoundaryCondition of order 2 or 3)"
-                                 % (kind, " of order %s" % bc.order
-                                    if hasattr(bc, "order") else ""))
-        if translation.fourth is None:
-            raise Untranslatable("it passes boundaryConditions= to an equation without a "
-                                 "fourth-order DiffusionTerm")
-        chosen, slot = _boundary_faces(bc.faces, grid, "a boundary condition")
-        value = _values_on(bc.value, chosen, grid, "a boundary condition's value")
-        D, _, inner_sign = translation.fourth
-        slots.append(slot)
-        if bc.order == 2:
-            a.append(_np.ones(len(slot)))
-            b.append(_np.zeros(len(slot)))
-            g.append(-inner_sign * value)
-            continue
-        if D == 0:
-            raise Untranslatable("a flux condition on a fourth-order term of zero mobility")
-        derived = bc._getDerivative(2)  # FiPy's own FixedFlux, cached in bc
-        applied = getattr(derived, "boundaryConditionApplied", False)
-        applied_now.append(derived)
-        a.append(_np.zeros(len(slot)))
-        b.append(_np.ones(len(slot)))
-        g.append(_np.zeros(len(slot)) if applied else -translation.sigma * value / D)
-    slot = _np.concatenate(slots)
-    if len(_np.unique(slot)) != len(slot):
-        raise Untranslatable("two boundary conditions on one face")
-    return (slot.astype(_np.int64), _np.concatenate(a), _np.concatenate(b),
-            _np.concatenate(g)), applied_now
 
 
 class _Compiled:
@@ -333,9 +203,9 @@ class Engine:
         if grid.dim == 3:
             kinds.add("3d")
         solver_spec = kfvm_solver_of(solver, kinds)
-        slots = _constraints(var, grid)
-        potential_slots, fluxes_applied = _potential_conditions(boundary_conditions,
-                                                                translation, grid)
+        phi_slots, potential_slots, fluxes_applied = nth_order_conditions(
+            boundary_conditions, translation, grid)
+        slots = with_conditions(_constraints(var, grid), phi_slots)
         start = self._lap("translate", start)
         compiled, fresh = self._compiled_for(translation, var, solver_spec, slots,
                                              potential_slots)

@@ -56,11 +56,12 @@ def _preconditioner_of(precon):
     raise Untranslatable("its preconditioner %s (kfvm has Jacobi and ILU(0))" % name)
 
 
-def _parameters(method, tolerance, absolute, iterations, preconditioner):
+def _parameters(method, tolerance, absolute, iterations, preconditioner, criterion="rhs"):
     parameters = {"tolerance": repr(float(tolerance)),
                   "absolute_tolerance": repr(float(absolute)),
                   "max_iterations": str(int(iterations)),
-                  "preconditioner": preconditioner}
+                  "preconditioner": preconditioner,
+                  "criterion": criterion}
     if method == "gmres":
         parameters["restart"] = "50"
     return parameters
@@ -69,7 +70,9 @@ def _parameters(method, tolerance, absolute, iterations, preconditioner):
 def kfvm_solver_of(solver, kinds):
     """(kfvm solver name, parameters, criterion) standing for a FiPy solver object at the
     equation level: the same method, tolerance (FiPy's default criterion, relative to
-    the right-hand side, or 'unscaled'), iterations and preconditioner. None (FiPy's
+    the right-hand side; 'initial', relative to the initial residual; or 'unscaled'),
+    iterations and preconditioner. FiPy's LU is GMRES to LU_TOLERANCE or tighter, by
+    the right-hand side or the initial residual as its criterion says. None (FiPy's
     default, an LU) is CG, or GMRES with ILU(0) for convection, coupled systems, the
     fourth-order term or a negative diffusion coefficient ('indefinite' in kinds), to
     LU_TOLERANCE; in 3D
@@ -88,25 +91,28 @@ def kfvm_solver_of(solver, kinds):
     tolerance = float(solver.tolerance)
     iterations = int(solver.iterations)
     if method == "lu":
-        # Not with another criterion: a script that sweeps until FiPy's residual is
-        # below 1e-14 (examples/phase/binary) relies on the LU's round-off accuracy,
-        # which a Krylov method to LU_TOLERANCE of the right-hand side does not reach.
-        if criterion not in ("default", "RHS"):
+        if criterion not in ("default", "RHS", "initial"):
             raise Untranslatable("its solver is FiPy's LU with criterion '%s' (kfvm, which "
                                  "has no direct solver, stands in for an LU with the "
-                                 "right-hand side criterion only)" % criterion)
-        return "gmres", _parameters("gmres", _lu_tolerance(tolerance), 0.0,
-                                    LU_ITERATIONS, _lu_preconditioner("gmres", kinds)), \
-            criterion
+                                 "right-hand side or initial criterion)" % criterion)
+        return "gmres", _parameters(
+            "gmres", _lu_tolerance(tolerance), 0.0, LU_ITERATIONS,
+            _lu_preconditioner("gmres", kinds),
+            "initial" if criterion == "initial" else "rhs"), criterion
+    kfvm_criterion = "rhs"
     if criterion in ("default", "RHS", "legacy"):
         relative, absolute = tolerance, 0.0
+    elif criterion == "initial":
+        relative, absolute, kfvm_criterion = tolerance, 0.0, "initial"
     elif criterion == "unscaled":
         relative, absolute = 0.0, tolerance
     else:
         raise Untranslatable("its solver's criterion '%s' (kfvm's equation level takes "
-                             "'default', 'RHS', 'legacy' and 'unscaled')" % criterion)
+                             "'default', 'RHS', 'legacy', 'initial' and 'unscaled')"
+                             % criterion)
     precon = _preconditioner_of(getattr(solver, "preconditioner", None))
-    return method, _parameters(method, relative, absolute, iterations, precon), criterion
+    return method, _parameters(method, relative, absolute, iterations, precon,
+                               kfvm_criterion), criterion
 
 
 def _backend():

@@ -103,6 +103,12 @@ def _grid2d():
     return Grid2D(nx=12, ny=8, dx=0.1, dy=[0.05] * 4 + [0.15] * 4)
 
 
+def _diagonal_tensor(m):
+    x = np.asarray(m.faceCenters[0])
+    zero = np.zeros_like(x)
+    return [[1.0 + x, zero], [zero, 0.3 + 0.0 * x]]
+
+
 def _cahn_hilliard(m, p, mobility=1.0, kappa=0.01):
     """FiPy's Cahn-Hilliard form (examples/cahnHilliard): a second-order face
     coefficient D f''(phi_f), negative in the spinodal region (0.21 < phi < 0.79; phi
@@ -132,6 +138,12 @@ CASES = {
         1.0 + CellVariable(mesh=m, value=m.x))),
     "face-coefficient-of-phi": _case(_grid2d, lambda m, p: DiffusionTerm(
         1.0 + p.arithmeticFaceValue ** 2)),
+    # FiPy's rank-2 coefficients, diagonal (examples/diffusion/steadyState/mesh20x20/
+    # isotropy): G_aa on the faces normal to axis a.
+    "diagonal-tensor": _case(_grid2d, lambda m, p: DiffusionTerm(
+        coeff=(((1.5, 0.0), (0.0, 0.5)),))),
+    "diagonal-tensor-on-faces": _case(_grid2d, lambda m, p: DiffusionTerm(coeff=(
+        FaceVariable(mesh=m, elementshape=(2, 2), value=_diagonal_tensor(m)),))),
     "sources": _case(_grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-0.5)
                      + 0.2 + p ** 2),
     # FiPy's rule: implicit where the coefficient adds to the diagonal, explicit elsewhere.
@@ -495,6 +507,15 @@ def test_ill_posed_fourth_order_sign_falls_back():
     (TransientTerm() == DiffusionTerm((1.0, 1.0))).solve(var=phi, dt=1e-3)
     (row,) = kf.report()
     assert row["where"] == "fipy" and "ill-posed" in row["reason"]
+
+
+def test_anisotropic_tensor_falls_back():
+    mesh = Grid2D(nx=4, ny=3)
+    phi = CellVariable(mesh=mesh, value=0.0)
+    phi.constrain(1.0, mesh.facesLeft)
+    DiffusionTerm(coeff=(((1.0, 0.2), (0.2, 1.0)),)).solve(var=phi)
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "anisotropic" in row["reason"]
 
 
 def test_other_meshes_fall_back():

@@ -28,7 +28,7 @@ CURATED = {
     "examples.diffusion.mesh20x20Coupled": False,
     "examples.diffusion.steadyState.mesh1D.inputPeriodic": False,
     "examples.diffusion.steadyState.mesh1D.tri2Dinput": False,
-    "examples.diffusion.steadyState.mesh20x20.isotropy": False,
+    "examples.diffusion.steadyState.mesh20x20.isotropy": True,
     "examples.diffusion.steadyState.mesh20x20.modifiedMeshInput": False,
     "examples.diffusion.steadyState.mesh50x50.input": True,
     "examples.diffusion.steadyState.otherMeshes.grid3Dinput": True,

@@ -89,6 +89,35 @@ def _evaluate(coeff, size, what):
     raise Untranslatable("%s has shape %s" % (what, array.shape))
 
 
+def _face_coefficient(coeff, grid, what):
+    """A diffusion coefficient on faces: a number or face values, or FiPy's rank-2 tensor
+    (dim, dim) or (dim, dim, faces). FiPy's face coefficient of a tensor is n . G . n
+    plus a source from its off-diagonal part; on kfvm's grids every face normal is an
+    axis, so a diagonal tensor is G_aa on the faces normal to axis a, exactly. An
+    off-diagonal part (anisotropic diffusion) is not translated."""
+    dim = grid.dim
+    faces = grid.kfvm.numberOfFaces
+    value = coeff.value if isinstance(coeff, _Variable) else coeff
+    try:
+        array = _np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return _evaluate(coeff, faces, what)
+    if array.ndim < 2 or array.shape[:2] != (dim, dim) or array.shape[2:] not in ((), (faces,)):
+        return _evaluate(coeff, faces, what)
+    diagonal = _np.array([array[a, a] for a in range(dim)])
+    off = array.copy()
+    for a in range(dim):
+        off[a, a] = 0
+    if _np.any(off != 0):
+        raise Untranslatable("%s is an anisotropic tensor (off-diagonal entries; kfvm "
+                             "takes a diagonal one until it has anisotropic diffusion)" % what)
+    if array.ndim == 2 and _np.all(diagonal == diagonal[0]):
+        return Value(constant=float(diagonal[0]))
+    normals = grid.kfvm_normals_in_fipy_order[:dim]
+    per_axis = diagonal.reshape(dim, -1)
+    return Value(array=_np.sum(normals ** 2 * per_axis, axis=0))
+
+
 def _signature_of(value):
     return ("number", value.constant) if value.is_constant else ("array",)
 
@@ -167,16 +196,16 @@ class Translation:
             if kind == "explicit-diffusion":
                 if leaf.order != 2:
                     raise Untranslatable("an ExplicitDiffusionTerm of order %d" % leaf.order)
-                parts[kind].append((leaf, _evaluate(leaf.nthCoeff, faces,
-                                                    "an ExplicitDiffusionTerm's coefficient")))
+                parts[kind].append((leaf, _face_coefficient(
+                    leaf.nthCoeff, grid, "an ExplicitDiffusionTerm's coefficient")))
             elif kind == "diffusion":
                 if leaf.order == 4:
                     fourth.append(leaf)
                     continue
                 if leaf.order != 2:
                     raise Untranslatable("a DiffusionTerm of order %d" % leaf.order)
-                parts[kind].append((leaf, _evaluate(leaf.nthCoeff, faces,
-                                                    "a DiffusionTerm's coefficient")))
+                parts[kind].append((leaf, _face_coefficient(
+                    leaf.nthCoeff, grid, "a DiffusionTerm's coefficient")))
             elif kind == "convection":
                 schemes.add(_SCHEMES[type(leaf)])
                 parts[kind].append((leaf, self._velocity(leaf.coeff, grid)))

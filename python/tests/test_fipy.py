@@ -518,6 +518,30 @@ def test_anisotropic_tensor_falls_back():
     assert row["where"] == "fipy" and "anisotropic" in row["reason"]
 
 
+def test_plain_subclasses_of_cell_variable_run_on_kfvm():
+    """A CellVariable subclass that only adds attributes (examples/elphf's
+    ComponentVariable) is a CellVariable to kfvm; one that redefines values or
+    gradients (FiPy's ModularVariable) falls back."""
+    class Component(CellVariable):
+        def __init__(self, mesh, value=0.0, valence=0):
+            CellVariable.__init__(self, mesh=mesh, value=value, name="c")
+            self.valence = valence
+
+        def copy(self):
+            return Component(self.mesh, self.value, self.valence)
+
+    mesh = Grid1D(nx=10)
+    c = Component(mesh, value=0.5, valence=2)
+    c.constrain(1.0, mesh.facesLeft)
+    (TransientTerm() == DiffusionTerm(1.0)).solve(var=c, dt=0.5)
+    theta = fipy.ModularVariable(mesh=mesh, value=0.1)
+    (TransientTerm() == DiffusionTerm(1.0)).solve(var=theta, dt=0.5)
+    rows = {r["equation"].split(":")[0]: r for r in kf.report()}
+    assert rows["c"]["where"] == "kfvm"
+    (modular,) = [r for name, r in rows.items() if name != "c"]
+    assert modular["where"] == "fipy" and "ModularVariable" in modular["reason"]
+
+
 def test_other_meshes_fall_back():
     mesh = fipy.Tri2D(nx=3, ny=3)
     phi = CellVariable(mesh=mesh, value=0.0)

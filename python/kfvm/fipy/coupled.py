@@ -16,7 +16,7 @@ from fipy.terms.coupledBinaryTerm import _CoupledBinaryTerm
 
 from .meshes import Untranslatable
 from .translate import (_KIND_OF, Value, _evaluate, _signature_of, diagonal_sign_of,
-                        implicit_sources, leaves)
+                        implicit_sources, is_plain_cell_variable, leaves)
 
 #: kfvm's CoupledSystem takes at most this many variables.
 MAX_VARIABLES = 4
@@ -124,7 +124,7 @@ def _coupled_parts(term, grid):
     if n != len(equations):
         raise Untranslatable("it couples %d equations in %d variables" % (len(equations), n))
     for var in variables:
-        if type(var).__name__ != "CellVariable" or var.rank != 0:
+        if not is_plain_cell_variable(var) or var.rank != 0:
             raise Untranslatable("the variable %s is a %s of rank %s"
                                  % (var.name, type(var).__name__, getattr(var, "rank", "?")))
         if var.mesh is not variables[0].mesh:

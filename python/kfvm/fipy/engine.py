@@ -15,7 +15,7 @@ from .conditions import nth_order_conditions, with_conditions
 from .coupled import CompiledCoupled, CoupledTranslation, is_coupled, solve_coupled
 from .meshes import Untranslatable, mapped_grid
 from .solvers import kfvm_solver_of
-from .translate import Translation, leaves
+from .translate import Translation, is_plain_cell_variable, leaves
 
 
 class ConvergenceWarning(UserWarning):
@@ -182,9 +182,9 @@ class Engine:
             var = term.var
         if var is None:
             raise Untranslatable("no variable was given")
-        if type(var).__name__ == "CellVariable" and var.rank == 1:
+        if is_plain_cell_variable(var) and var.rank == 1:
             return self._run_coupled(term, var, solver, dt, boundary_conditions)
-        if type(var).__name__ != "CellVariable" or var.rank != 0:
+        if not is_plain_cell_variable(var) or var.rank != 0:
             raise Untranslatable("the variable is a %s of rank %s"
                                  % (type(var).__name__, getattr(var, "rank", "?")))
         start = _time.perf_counter()

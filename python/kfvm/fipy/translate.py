@@ -39,6 +39,27 @@ _KIND_OF = dict([(c, "diffusion") for c in _DIFFUSION]
                    (_ExplicitSourceTerm, "source")])
 
 
+#: What a subclass of CellVariable may define and still be one to kfvm: its own
+#: constructor, attributes and copy (examples/elphf's ComponentVariable). A class that
+#: redefines values, face values, gradients or old values (ModularVariable,
+#: DistanceVariable, SurfactantVariable) computes what kfvm does not.
+_PLAIN_MEMBERS = {"__init__", "copy", "__module__", "__qualname__", "__doc__", "__dict__",
+                  "__weakref__", "__repr__", "__annotations__"}
+
+
+def is_plain_cell_variable(var):
+    """True for a FiPy CellVariable, or a subclass that only adds attributes."""
+    from fipy.variables.cellVariable import CellVariable
+    if not isinstance(var, CellVariable):
+        return False
+    for cls in type(var).__mro__:
+        if cls is CellVariable:
+            return True
+        if set(cls.__dict__) - _PLAIN_MEMBERS:
+            return False
+    return False
+
+
 def leaves(term):
     """The unary terms of a FiPy equation (a tree of _BinaryTerm)."""
     if isinstance(term, _BinaryTerm):

@@ -16,6 +16,8 @@ using Real = KFVM_REAL_TYPE;
 using Ordinal = int;
 /// Offset into compressed rows (CRS row pointers); wide enough for any matrix size.
 using Offset = std::size_t;
+/// The most variables a CoupledSystem (and a coupled deck) takes.
+inline constexpr int maxCoupledVariables = 4;
 
 /// The Kokkos device (execution space + its memory space) that kfvm data for ExecSpace
 /// lives on.

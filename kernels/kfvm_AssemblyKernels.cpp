@@ -85,36 +85,6 @@ struct CheckedFaceWeightKernel {
   }
 };
 
-template <class ExecSpace>
-struct GradientKernel {
-  AssemblyGeometry<ExecSpace> g;
-  Vector<ExecSpace> phi;
-  DeviceView<Real* [3], ExecSpace> gradient;
-
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    Real sum[3] = {0, 0, 0};
-    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
-         ++slot) {
-      const Ordinal f = g.cellFaces(slot);
-      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
-      Real faceValue;
-      if (n >= 0) {
-        const Real dOwner = g.ownerDistance(f);
-        const Real w = dOwner / g.distances(f);  // weight of the neighbour
-        faceValue = (1 - w) * phi(o) + w * phi(n);
-      } else {
-        const Ordinal bs = g.faceSlots(f);
-        const Real a = g.robinA(bs), b = g.robinB(bs), d = g.distances(f);
-        faceValue = (g.robinG(bs) * d + b * phi(cell)) / (a * d + b);
-      }
-      const Real sign = o == cell ? Real(1) : Real(-1);
-      for (int a = 0; a < 3; ++a)
-        sum[a] += sign * faceValue * g.areas(f) * g.normals(f, a);
-    }
-    for (int a = 0; a < 3; ++a) gradient(cell, a) = sum[a] / g.volumes(cell);
-  }
-};
-
 /// Deferred TVD correction per interior face: theta C(phi) + (1 - theta) C(phiOld),
 /// C = F (phi_f^TVD - phi_U) = F s (phi_D - phi_U), s = psi(r) / 2.
 template <class ExecSpace>
@@ -338,11 +308,13 @@ void tvdGradients(const Equation<ExecSpace>& equation, Real theta,
                   const DeviceView<Real* [3], ExecSpace>& gradient,
                   const DeviceView<Real* [3], ExecSpace>& gradientOld) {
   const AssemblyGeometry<ExecSpace> geometry(equation);
-  forEachCell("kfvm::Assembler::gradient", equation.mesh(),
-              GradientKernel<ExecSpace>{geometry, phi, gradient});
+  forEachCell(
+      "kfvm::Assembler::gradient", equation.mesh(),
+      GradientKernel<ExecSpace>{geometry, phi, gradient, GradientBoundary::Robin});
   if (theta < 1)
     forEachCell("kfvm::Assembler::gradientOld", equation.mesh(),
-                GradientKernel<ExecSpace>{geometry, phiOld, gradientOld});
+                GradientKernel<ExecSpace>{geometry, phiOld, gradientOld,
+                                          GradientBoundary::Robin});
 }
 
 template <class ExecSpace>

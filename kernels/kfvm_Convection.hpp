@@ -45,6 +45,33 @@ ConvectionScheme convectionSchemeFromName(const std::string& name);
 std::string convectionSchemeName(ConvectionScheme scheme);
 std::vector<std::string> convectionSchemeNames();
 
+/// FiPy's explicit convection terms (Equation::explicitConvection).
+enum class ExplicitConvectionScheme {
+  /// FiPy's ExplicitUpwindConvectionTerm: the upwind cell's previous value.
+  Upwind,
+  /// FiPy's VanLeerConvectionTerm: the upwind cell's previous value moved along its van
+  /// Leer-limited normal gradient by half the cell's depth less the distance the flow
+  /// covers in dt, (V - |F| dt) / (2 A) (FiPy's CFL-scaled limiter).
+  VanLeer
+};
+
+/// The boundary face values the cell gradients of FiPy's VanLeerConvectionTerm read.
+enum class ExplicitGradientBoundary {
+  /// The value of a Dirichlet face (b = 0), the cell's own value elsewhere: FiPy's
+  /// var.old on a variable without hasOld (var itself, with its constraints).
+  DirichletValues,
+  /// The cell's own value on every boundary face: FiPy's var.old with hasOld=True (a
+  /// copy without constraints).
+  CellValues
+};
+
+/// "upwind", "van-leer"; "dirichlet-values", "cell-values": throw kfvm::Error naming the
+/// text and the known names.
+ExplicitConvectionScheme explicitConvectionSchemeFromName(const std::string& name);
+std::vector<std::string> explicitConvectionSchemeNames();
+ExplicitGradientBoundary explicitGradientBoundaryFromName(const std::string& name);
+std::vector<std::string> explicitGradientBoundaryNames();
+
 KOKKOS_INLINE_FUNCTION bool isTvd(ConvectionScheme scheme) {
   return scheme == ConvectionScheme::VanLeer || scheme == ConvectionScheme::Minmod ||
          scheme == ConvectionScheme::Superbee;

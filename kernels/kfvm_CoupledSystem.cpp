@@ -170,20 +170,44 @@ void CoupledSystem<ExecSpace>::checkIndices(int equation, int variable) const {
 }
 
 template <class ExecSpace>
+void CoupledSystem<ExecSpace>::checkCoefficient(const Coefficient<ExecSpace>& coefficient,
+                                                int e, int v, const char* role,
+                                                const char* where, bool nonNegative) {
+  try {
+    Details::requireValidCoefficient(coefficient, role, where, nonNegative);
+  } catch (const Error& error) {
+    if (v < 0) fail("equation ", e, " of the coupled system: ", error.message());
+    fail("equation ", e, ", variable ", v, " of the coupled system: ", error.message());
+  }
+}
+
+template <class ExecSpace>
 template <Centering Where>
 Coefficient<ExecSpace> CoupledSystem<ExecSpace>::checkedField(
     const Field<ExecSpace, Where>& field, int e, int v, const char* role,
     bool nonNegative) const {
-  checkIndices(e, v);
+  checkIndices(e, v < 0 ? 0 : v);
   field.requireOn(mesh_, role);
   const Coefficient<ExecSpace> coefficient{0, field.values()};
-  try {
-    Details::requireValidCoefficient(
-        coefficient, role, Where == Centering::Cell ? "cell" : "face", nonNegative);
-  } catch (const Error& error) {
-    fail("equation ", e, ", variable ", v, " of the coupled system: ", error.message());
-  }
+  checkCoefficient(coefficient, e, v, role, Where == Centering::Cell ? "cell" : "face",
+                   nonNegative);
   return coefficient;
+}
+
+template <class ExecSpace>
+void CoupledSystem<ExecSpace>::checkValues() const {
+  const auto& k = coefficients_;
+  for (int e = 0; e < numVariables(); ++e) {
+    if (k.s[e].isField()) checkCoefficient(k.s[e], e, -1, "source", "cell", false);
+    for (int v = 0; v < numVariables(); ++v) {
+      if (k.rho[e][v].isField())
+        checkCoefficient(k.rho[e][v], e, v, "transient", "cell", true);
+      if (k.D[e][v].isField())
+        checkCoefficient(k.D[e][v], e, v, "diffusion", "face", false);
+      if (k.c[e][v].isField())
+        checkCoefficient(k.c[e][v], e, v, "implicit source", "cell", false);
+    }
+  }
 }
 
 template <class ExecSpace>
@@ -256,7 +280,7 @@ CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(int e, Real s) {
 template <class ExecSpace>
 CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(
     int e, const CellField<ExecSpace>& s) {
-  coefficients_.s[e] = checkedField(s, e, 0, "source", false);
+  coefficients_.s[e] = checkedField(s, e, -1, "source", false);
   return *this;
 }
 

@@ -13,9 +13,6 @@
 
 namespace kfvm {
 
-/// The most variables a CoupledSystem takes.
-inline constexpr int maxCoupledVariables = 4;
-
 /// Coefficients of a coupled system as kernels read them: entry [e][v] acts in equation
 /// e on variable v; each is a constant or one value per cell (per face for D).
 template <class ExecSpace>
@@ -41,9 +38,11 @@ struct CoupledCoefficients {
 /// per face, any sign but rho_ev >= 0: the coupling blocks of FiPy's eq1 & eq2 take
 /// either) and polynomial sources S_ev, linearized by Newton around the latest iterate
 /// (so sweeps converge quadratically). A field coefficient is read at every assembly:
-/// refill its values between steps and the next step uses them. c_ev may take FiPy's
-/// ImplicitSourceForm::DiagonalOnly: in block (e, v) where c_ev <= 0, c_ev phi_v* at the
-/// latest iterate on the right-hand side elsewhere. Boundary conditions belong to
+/// refill its values between steps and the next step uses them (CoupledStepper checks
+/// them at every step: checkValues()). c_ev may take FiPy's
+/// ImplicitSourceForm::DiagonalOnly: cells where c_ev <= 0 keep c_ev in block (e, v) of
+/// the matrix; elsewhere c_ev phi_v* at the latest iterate goes to the right-hand side.
+/// Boundary conditions belong to
 /// the variables: boundary(v, patch, condition) holds for variable v on that patch, in
 /// every diffusion term D_ev acting on it (Robin form, as for Equation); patches not set
 /// are zero flux (the usual phase-field setting). The block matrix interleaves
@@ -79,6 +78,10 @@ class CoupledSystem {
 
   /// Throws kfvm::Error when an equation has no term or a variable appears in none.
   void validate() const;
+  /// Throws kfvm::Error naming the block, the cell or face and the value when a field
+  /// coefficient holds a value that is not finite (or a negative transient coefficient):
+  /// fields are checked when set, and again here, since their values may be refilled.
+  void checkValues() const;
 
   /// Refills matrix() and rhs for a backward-Euler step (invDt = 0: steady) from the
   /// previous values and the iterate, both interleaved block vectors.
@@ -99,10 +102,14 @@ class CoupledSystem {
 
  private:
   void checkIndices(int equation, int variable) const;
+  /// variable < 0: a field of the equation alone (its source).
   template <Centering Where>
   Coefficient<ExecSpace> checkedField(const Field<ExecSpace, Where>& field, int equation,
                                       int variable, const char* role,
                                       bool nonNegative) const;
+  static void checkCoefficient(const Coefficient<ExecSpace>& coefficient, int equation,
+                               int variable, const char* role, const char* where,
+                               bool nonNegative);
   void buildStructure();
 
   Mesh<ExecSpace> mesh_;

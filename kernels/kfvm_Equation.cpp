@@ -154,16 +154,15 @@ Equation<ExecSpace>& Equation<ExecSpace>::source(const CellField<ExecSpace>& s) 
 }
 
 template <class ExecSpace>
-ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(Real ux, Real uy,
-                                                                   Real uz) const {
+ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(
+    Real ux, Real uy, Real uz, const char* role) const {
   const Real components[3] = {ux, uy, uz};
   const char* names[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
-    require(std::isfinite(components[a]), "convection velocity ", names[a],
+    require(std::isfinite(components[a]), role, " ", names[a],
             " component must be finite, got ", components[a]);
-    require(a < mesh_.dimension() || components[a] == 0, "convection velocity has a ",
-            names[a], " component (", components[a], ") on a ", mesh_.dimension(),
-            "D mesh");
+    require(a < mesh_.dimension() || components[a] == 0, role, " has a ", names[a],
+            " component (", components[a], ") on a ", mesh_.dimension(), "D mesh");
   }
   ConvectionVelocity<ExecSpace> velocity;
   for (int a = 0; a < 3; ++a) velocity.vector[a] = components[a];
@@ -172,10 +171,10 @@ ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(Real ux, Real
 
 template <class ExecSpace>
 ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(
-    const FaceField<ExecSpace>& normalVelocity) const {
-  normalVelocity.requireOn(mesh_, "convection velocity");
+    const FaceField<ExecSpace>& normalVelocity, const char* role) const {
+  normalVelocity.requireOn(mesh_, role);
   Details::requireValidCoefficient(Coefficient<ExecSpace>{0, normalVelocity.values()},
-                                   "convection velocity", "face", false);
+                                   role, "face", false);
   ConvectionVelocity<ExecSpace> velocity;
   velocity.normalValues = normalVelocity.values();
   return velocity;
@@ -184,7 +183,7 @@ ConvectionVelocity<ExecSpace> Equation<ExecSpace>::checkedVelocity(
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
                                                      ConvectionScheme scheme) {
-  velocity_ = checkedVelocity(ux, uy, uz);
+  velocity_ = checkedVelocity(ux, uy, uz, "convection velocity");
   scheme_ = scheme;
   hasConvection_ = true;
   return *this;
@@ -193,7 +192,7 @@ Equation<ExecSpace>& Equation<ExecSpace>::convection(Real ux, Real uy, Real uz,
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::convection(
     const FaceField<ExecSpace>& normalVelocity, ConvectionScheme scheme) {
-  velocity_ = checkedVelocity(normalVelocity);
+  velocity_ = checkedVelocity(normalVelocity, "convection velocity");
   scheme_ = scheme;
   hasConvection_ = true;
   return *this;
@@ -203,7 +202,7 @@ template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
     Real ux, Real uy, Real uz, ExplicitConvectionScheme scheme,
     ExplicitGradientBoundary gradientBoundary) {
-  explicitVelocity_ = checkedVelocity(ux, uy, uz);
+  explicitVelocity_ = checkedVelocity(ux, uy, uz, "explicit convection velocity");
   explicitScheme_ = scheme;
   explicitGradientBoundary_ = gradientBoundary;
   hasExplicitConvection_ = true;
@@ -214,7 +213,7 @@ template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
     const FaceField<ExecSpace>& normalVelocity, ExplicitConvectionScheme scheme,
     ExplicitGradientBoundary gradientBoundary) {
-  explicitVelocity_ = checkedVelocity(normalVelocity);
+  explicitVelocity_ = checkedVelocity(normalVelocity, "explicit convection velocity");
   explicitScheme_ = scheme;
   explicitGradientBoundary_ = gradientBoundary;
   hasExplicitConvection_ = true;
@@ -353,10 +352,13 @@ void Equation<ExecSpace>::validate() const {
     Details::requireValidCoefficient(explicitD_, "explicit diffusion", "face", false);
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   Details::requireValidCoefficient(s_, "source", "cell", false);
-  for (const auto* velocity : {&velocity_, &explicitVelocity_})
-    if (velocity->normalValues.extent(0) > 0)
-      Details::requireValidCoefficient(Coefficient<ExecSpace>{0, velocity->normalValues},
-                                       "convection velocity", "face", false);
+  if (velocity_.normalValues.extent(0) > 0)
+    Details::requireValidCoefficient(Coefficient<ExecSpace>{0, velocity_.normalValues},
+                                     "convection velocity", "face", false);
+  if (explicitVelocity_.normalValues.extent(0) > 0)
+    Details::requireValidCoefficient(
+        Coefficient<ExecSpace>{0, explicitVelocity_.normalValues},
+        "explicit convection velocity", "face", false);
 }
 
 #define KFVM_INSTANTIATE_EQUATION(Space) template class Equation<Space>;

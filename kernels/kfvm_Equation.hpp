@@ -40,26 +40,6 @@ enum class ExplicitDiffusionBoundary {
   ZeroFlux
 };
 
-/// FiPy's explicit convection terms (Equation::explicitConvection).
-enum class ExplicitConvectionScheme {
-  /// FiPy's ExplicitUpwindConvectionTerm: the upwind cell's previous value.
-  Upwind,
-  /// FiPy's VanLeerConvectionTerm: the upwind cell's previous value moved along its van
-  /// Leer-limited normal gradient by half the cell's depth less the distance the flow
-  /// covers in dt, (V - |F| dt) / (2 A) (FiPy's CFL-scaled limiter).
-  VanLeer
-};
-
-/// The boundary face values the cell gradients of FiPy's VanLeerConvectionTerm read.
-enum class ExplicitGradientBoundary {
-  /// The value of a Dirichlet face (b = 0), the cell's own value elsewhere: FiPy's
-  /// var.old on a variable without hasOld (var itself, with its constraints).
-  DirichletValues,
-  /// The cell's own value on every boundary face: FiPy's var.old with hasOld=True (a
-  /// copy without constraints).
-  CellValues
-};
-
 /// One scalar transport equation built from FiPy's terms:
 ///
 ///   TransientTerm(rho) + ConvectionTerm(u) == DiffusionTerm(D) + ImplicitSourceTerm(c)
@@ -243,9 +223,10 @@ class Equation {
  private:
   Coefficient<ExecSpace> checkedCellCoefficient(const CellField<ExecSpace>& field,
                                                 const char* role) const;
-  ConvectionVelocity<ExecSpace> checkedVelocity(Real ux, Real uy, Real uz) const;
+  ConvectionVelocity<ExecSpace> checkedVelocity(Real ux, Real uy, Real uz,
+                                                const char* role) const;
   ConvectionVelocity<ExecSpace> checkedVelocity(
-      const FaceField<ExecSpace>& normalVelocity) const;
+      const FaceField<ExecSpace>& normalVelocity, const char* role) const;
 
   Mesh<ExecSpace> mesh_;
   BoundaryConditions<ExecSpace> bcs_, higherOrderBcs_;

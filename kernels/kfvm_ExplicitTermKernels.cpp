@@ -36,37 +36,6 @@ struct ExplicitDiffusionKernel {
   }
 };
 
-/// FiPy's cell gradient of the previous values (its Gauss gradient of var.old):
-/// distance-weighted face values inside, and on the boundary the Dirichlet value or the
-/// cell's own (ExplicitGradientBoundary).
-template <class ExecSpace>
-struct ExplicitGradientKernel {
-  AssemblyGeometry<ExecSpace> g;
-  bool dirichletValues;
-  Vector<ExecSpace> old;
-  DeviceView<Real* [3], ExecSpace> gradient;
-
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    Real sum[3] = {0, 0, 0};
-    for (Offset s = g.cellFaceOffsets(cell); s < g.cellFaceOffsets(cell + 1); ++s) {
-      const Ordinal f = g.cellFaces(s);
-      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
-      Real faceValue = old(cell);
-      if (n >= 0) {
-        const Real w = g.ownerDistance(f) / g.distances(f);  // the neighbour's weight
-        faceValue = (1 - w) * old(o) + w * old(n);
-      } else if (dirichletValues) {
-        const Ordinal bs = g.faceSlots(f);
-        if (g.robinB(bs) == 0) faceValue = g.robinG(bs) / g.robinA(bs);
-      }
-      const Real sign = o == cell ? Real(1) : Real(-1);
-      for (int a = 0; a < 3; ++a)
-        sum[a] += sign * faceValue * g.areas(f) * g.normals(f, a);
-    }
-    for (int a = 0; a < 3; ++a) gradient(cell, a) = sum[a] / g.volumes(cell);
-  }
-};
-
 /// FiPy's van Leer limiter of VanLeerConvectionTerm: the gradient to move the upwind
 /// value along, from the cell's normal gradient and the gradient across the face.
 KOKKOS_INLINE_FUNCTION Real vanLeerGradient(Real normalGradient, Real gradUpwind) {
@@ -154,10 +123,11 @@ void addExplicitTerms(const Equation<ExecSpace>& equation,
             r.invDt);
     forEachCell(
         "kfvm::Assembler::explicitGradient", equation.mesh(),
-        ExplicitGradientKernel<ExecSpace>{geometry,
-                                          equation.explicitGradientBoundary() ==
-                                              ExplicitGradientBoundary::DirichletValues,
-                                          r.old, r.gradient});
+        GradientKernel<ExecSpace>{geometry, r.old, r.gradient,
+                                  equation.explicitGradientBoundary() ==
+                                          ExplicitGradientBoundary::DirichletValues
+                                      ? GradientBoundary::Dirichlet
+                                      : GradientBoundary::CellValue});
   }
   forEachCell("kfvm::Assembler::explicitConvection", equation.mesh(),
               ExplicitConvectionKernel<ExecSpace>{

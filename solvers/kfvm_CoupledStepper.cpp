@@ -60,6 +60,7 @@ StepReport CoupledStepper<ExecSpace>::solveSteady(
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& fields,
                                             Real invDt, bool previousPacked) {
+  system_.checkValues();
   system_.pack(fields, x_);
   if (!previousPacked) Blas::copy(x_, previous_);
   const bool sweeping = system_.isNonlinear();

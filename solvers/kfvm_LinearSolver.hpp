@@ -87,7 +87,7 @@ class LinearSolver {
   std::string name_;
   double tolerance_;
   double absoluteTolerance_;
-  bool relativeToInitial_;
+  bool relativeToInitial_ = false;
   int maxIterations_;
   std::string preconditioner_;
   CrsMatrix<ExecSpace> matrix_;

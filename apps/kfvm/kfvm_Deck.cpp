@@ -3,6 +3,7 @@
 #include "kfvm_DeckTableReader.hpp"
 #include "kfvm_Expression.hpp"
 
+#include <kfvm_Convection.hpp>
 #include <kfvm_Error.hpp>
 
 #include <algorithm>
@@ -48,9 +49,16 @@ void readEquation(TableReader& equation, Deck& deck,
     deck.transient = true;
     deck.rho = equation.coefficient("transient", 1, 0, huge);
   }
+  deck.diffusionSign =
+      equation.string("diffusion_sign", "non-negative", {"non-negative", "either"});
+  const bool eitherSign = deck.diffusionSign == "either";
   if (equation.find("diffusion")) {
     deck.hasDiffusion = true;
-    deck.diffusion = equation.coefficient("diffusion", 0, 0, huge);
+    deck.diffusion = equation.coefficient("diffusion", 0, eitherSign ? -huge : 0, huge);
+    if (eitherSign && deck.diffusion.isExpression())
+      equation.error(equation.find("diffusion"), "diffusion",
+                     "diffusion_sign = \"either\" takes a number (kfvm averages a "
+                     "coefficient per cell to faces harmonically, defined for D >= 0)");
   }
   deck.diffusionPolynomial = equation.numbers("diffusion_polynomial", 0, -huge, huge);
   if (const auto* convection = equation.subtable("convection")) {
@@ -64,9 +72,13 @@ void readEquation(TableReader& equation, Deck& deck,
     TableReader reader(equation.path(), *convection, "equation.explicit_convection");
     deck.hasExplicitConvection = true;
     deck.explicitVelocity = velocityOf(reader, deck.dimension);
-    deck.explicitScheme = reader.string("scheme", "upwind", {"upwind", "van-leer"});
+    deck.explicitScheme =
+        reader.string("scheme", "upwind", explicitConvectionSchemeNames());
+    if (deck.explicitScheme == "upwind" && reader.find("gradient_boundary"))
+      reader.error(reader.find("gradient_boundary"), "gradient_boundary",
+                   "is read by scheme = \"van-leer\" only");
     deck.explicitGradientBoundary = reader.string("gradient_boundary", "cell-values",
-                                                  {"cell-values", "dirichlet-values"});
+                                                  explicitGradientBoundaryNames());
     reader.finish();
   }
   deck.implicitSource = equation.coefficient("implicit_source", 0, -huge, huge);

@@ -81,6 +81,7 @@ struct Deck {
   DeckCoefficient rho{1, ""};
   bool hasDiffusion = false, hasConvection = false, hasHigherOrder = false;
   DeckCoefficient diffusion;
+  std::string diffusionSign = "non-negative";  // or "either" (a number of either sign)
   std::vector<double> diffusionPolynomial;
   std::array<double, 3> velocity{};
   std::string scheme = "upwind";

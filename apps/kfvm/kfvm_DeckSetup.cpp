@@ -158,7 +158,9 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
     if (deck.diffusion.isExpression())
       equation.diffusion(field(deck.diffusion, "kfvm::deck::diffusion"));
     else
-      equation.diffusion(Real(deck.diffusion.value));
+      equation.diffusion(Real(deck.diffusion.value), deck.diffusionSign == "either"
+                                                         ? DiffusionSign::Either
+                                                         : DiffusionSign::NonNegative);
   }
   if (!deck.diffusionPolynomial.empty())
     equation.diffusion(polynomialOf(deck.diffusionPolynomial));
@@ -169,11 +171,8 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
     equation.explicitConvection(
         Real(deck.explicitVelocity[0]), Real(deck.explicitVelocity[1]),
         Real(deck.explicitVelocity[2]),
-        deck.explicitScheme == "van-leer" ? ExplicitConvectionScheme::VanLeer
-                                          : ExplicitConvectionScheme::Upwind,
-        deck.explicitGradientBoundary == "dirichlet-values"
-            ? ExplicitGradientBoundary::DirichletValues
-            : ExplicitGradientBoundary::CellValues);
+        explicitConvectionSchemeFromName(deck.explicitScheme),
+        explicitGradientBoundaryFromName(deck.explicitGradientBoundary));
   const ImplicitSourceForm sourceForm = deck.implicitSourceForm == "diagonal-only"
                                             ? ImplicitSourceForm::DiagonalOnly
                                             : ImplicitSourceForm::Matrix;

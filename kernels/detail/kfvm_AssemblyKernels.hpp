@@ -173,6 +173,46 @@ void computeFaceWeights(const Equation<ExecSpace>& equation,
                         const DeviceView<Real*, ExecSpace>& neighbourWeights,
                         const Vector<ExecSpace>& iterate);
 
+/// The face values a cell gradient reads on the boundary: the Robin condition's
+/// (g d + b phi_P) / (a d + b) (kfvm's TVD schemes), a Dirichlet face's value and the
+/// cell's own elsewhere, or the cell's own everywhere (FiPy's gradient of var.old with
+/// and without its constraints: its VanLeerConvectionTerm).
+enum class GradientBoundary { Robin, Dirichlet, CellValue };
+
+/// Gauss cell gradient: sum_f phi_f A_f n_f / V, phi_f distance-weighted inside.
+template <class ExecSpace>
+struct GradientKernel {
+  AssemblyGeometry<ExecSpace> g;
+  Vector<ExecSpace> phi;
+  DeviceView<Real* [3], ExecSpace> gradient;
+  GradientBoundary boundary;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    Real sum[3] = {0, 0, 0};
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      Real faceValue = phi(cell);
+      if (n >= 0) {
+        const Real w = g.ownerDistance(f) / g.distances(f);  // weight of the neighbour
+        faceValue = (1 - w) * phi(o) + w * phi(n);
+      } else if (boundary != GradientBoundary::CellValue) {
+        const Ordinal bs = g.faceSlots(f);
+        const Real a = g.robinA(bs), b = g.robinB(bs), d = g.distances(f);
+        if (boundary == GradientBoundary::Robin)
+          faceValue = (g.robinG(bs) * d + b * phi(cell)) / (a * d + b);
+        else if (b == 0)
+          faceValue = g.robinG(bs) / a;
+      }
+      const Real sign = o == cell ? Real(1) : Real(-1);
+      for (int a = 0; a < 3; ++a)
+        sum[a] += sign * faceValue * g.areas(f) * g.normals(f, a);
+    }
+    for (int a = 0; a < 3; ++a) gradient(cell, a) = sum[a] / g.volumes(cell);
+  }
+};
+
 /// Gauss gradients (linear face interpolation, Robin face values on the boundary) of
 /// phi and, when theta < 1, phiOld.
 template <class ExecSpace>

@@ -25,7 +25,11 @@ struct ExplicitTermArguments {
 /// rhs += div(D_e grad iterate) integrated over each cell: the inflow
 /// sum_f D_e A_f (x_other - x_cell) / d_f through interior faces and, unless the
 /// explicit boundary is ZeroFlux, cB - aB x_cell through boundary faces under the
-/// equation's conditions. rhs -= div(u phi_f) of the explicit convection, FiPy's.
+/// equation's conditions. The explicit convection, FiPy's: rhs -= F_f phi_f of the
+/// previous values through interior faces and the Robin face values' known part through
+/// open boundary faces, whose phi_P part F b / (a d + b) goes to the matrix's diagonal
+/// (values and the diagonal vector); Van Leer first writes the previous values' cell
+/// gradients into gradient.
 template <class ExecSpace>
 void addExplicitTerms(const Equation<ExecSpace>& equation,
                       const ExplicitTermArguments<ExecSpace>& arguments);

@@ -380,6 +380,21 @@ class Equation:
         return "Equation(%s == 0)" % " + ".join("%g*%r" % (s, t) for s, t in self.parts)
 
 
+def _check_coupled_centring(term):
+    """A coupled system's DiffusionTerm takes a number or face values (FaceVariable);
+    its other terms a number or cell values (CellVariable or an array)."""
+    coeff = term.coeff
+    if term.kind == "diffusion":
+        if isinstance(coeff, CellVariable) or (
+                not isinstance(coeff, FaceVariable) and _np.ndim(coeff) != 0):
+            raise _kfvm.Error("a coupled system's DiffusionTerm takes a number or a "
+                              "FaceVariable (e.g. var.arithmeticFaceValue); %r is not"
+                              % (term,))
+    elif isinstance(coeff, FaceVariable):
+        raise _kfvm.Error("a coupled system's %s takes a number or cell values; %r is a "
+                          "FaceVariable" % (term.kind, term))
+
+
 class CoupledEquation:
     """Several equations solved together as one block system (FiPy's eq1 & eq2). Every
     term names its variable (var=); coefficients are numbers or fields (CellVariables,
@@ -440,6 +455,7 @@ class CoupledEquation:
                             raise _kfvm.Error("one Polynomial source per variable and equation")
                         polys[v] = _scaled(t.coeff, -scale)
                     else:
+                        _check_coupled_centring(t)
                         source.add(-scale, t.coeff)
                     continue
                 if t.kind not in methods:
@@ -448,10 +464,7 @@ class CoupledEquation:
                 if isinstance(t.coeff, _kfvm.Polynomial):
                     raise _kfvm.Error("a coupled system's coefficients are numbers or "
                                       "fields; %r is not" % (t,))
-                if t.kind == "diffusion" and isinstance(t.coeff, CellVariable):
-                    raise _kfvm.Error("a coupled system's DiffusionTerm takes a number or "
-                                      "a FaceVariable (e.g. var.arithmeticFaceValue); %r "
-                                      "is a CellVariable" % (t,))
+                _check_coupled_centring(t)
                 key = (t.kind, v)
                 if key not in blocks:
                     blocks[key] = _Coefficient("%s of equation %d, variable %d" % (t.kind, e, v))

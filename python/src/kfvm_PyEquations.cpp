@@ -51,19 +51,6 @@ ExplicitDiffusionBoundary explicitBoundaryFromName(const std::string& name) {
        "' (use 'conditions' or 'zero-flux')");
 }
 
-ExplicitConvectionScheme explicitConvectionSchemeFromName(const std::string& name) {
-  if (name == "upwind") return ExplicitConvectionScheme::Upwind;
-  if (name == "van-leer") return ExplicitConvectionScheme::VanLeer;
-  fail("unknown explicit convection scheme '", name, "' (use 'upwind' or 'van-leer')");
-}
-
-ExplicitGradientBoundary gradientBoundaryFromName(const std::string& name) {
-  if (name == "dirichlet-values") return ExplicitGradientBoundary::DirichletValues;
-  if (name == "cell-values") return ExplicitGradientBoundary::CellValues;
-  fail("unknown explicit gradient boundary '", name,
-       "' (use 'dirichlet-values' or 'cell-values')");
-}
-
 std::vector<Real> realsOf(const std::vector<double>& values) {
   return std::vector<Real>(values.begin(), values.end());
 }
@@ -239,10 +226,10 @@ void bindEquations(py::module_& backend) {
           "explicit_convection",
           [](PyEquation& e, double ux, double uy, double uz, const std::string& scheme,
              const std::string& gradientBoundary) {
-            e.value.explicitConvection(finite(ux, "velocity x"), finite(uy, "velocity y"),
-                                       finite(uz, "velocity z"),
-                                       explicitConvectionSchemeFromName(scheme),
-                                       gradientBoundaryFromName(gradientBoundary));
+            e.value.explicitConvection(
+                finite(ux, "velocity x"), finite(uy, "velocity y"),
+                finite(uz, "velocity z"), explicitConvectionSchemeFromName(scheme),
+                explicitGradientBoundaryFromName(gradientBoundary));
           },
           py::arg("ux"), py::arg("uy"), py::arg("uz"), py::arg("scheme") = "upwind",
           py::arg("gradient_boundary") = "cell-values")
@@ -250,8 +237,9 @@ void bindEquations(py::module_& backend) {
           "explicit_convection",
           [](PyEquation& e, const Face& u, const std::string& scheme,
              const std::string& gradientBoundary) {
-            e.value.explicitConvection(u.value, explicitConvectionSchemeFromName(scheme),
-                                       gradientBoundaryFromName(gradientBoundary));
+            e.value.explicitConvection(
+                u.value, explicitConvectionSchemeFromName(scheme),
+                explicitGradientBoundaryFromName(gradientBoundary));
           },
           py::arg("u"), py::arg("scheme") = "upwind",
           py::arg("gradient_boundary") = "cell-values")

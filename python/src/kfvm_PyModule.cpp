@@ -68,6 +68,7 @@ PYBIND11_MODULE(_kfvm, module) {
   module.attr("backends") = kfvm::enabledBackends();
   module.attr("default_backend") = Kokkos::DefaultExecutionSpace::name();
   module.attr("version") = KFVM_VERSION_STRING;
+  module.attr("max_coupled_variables") = kfvm::maxCoupledVariables;
   module.def(
       "initialize",
       [](int numThreads, int deviceId) { initialize(numThreads, deviceId); },

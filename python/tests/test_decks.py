@@ -68,3 +68,36 @@ def test_bad_deck_raises_kfvm_error_naming_it():
 
 def test_check_deck():
     assert kfvm.check_deck(DECKS / "diffusion1d.toml") == 0
+
+
+@DOUBLE_ONLY
+def test_deck_takes_fipys_diffusion_of_either_sign(tmp_path):
+    """diffusion_sign = "either": Cahn-Hilliard's negative second-order coefficient beside
+    the fourth-order term (DiffusionSign::Either); without it the deck is refused."""
+    text = """
+[mesh]
+dimension = 1
+cells = [40]
+length = [4.0]
+[variable]
+name = "phi"
+initial = { type = "expression", value = "0.1 * sin(3 * x)" }
+[equation]
+transient = 1.0
+diffusion = -0.2
+%s
+higher_order = { mobility = 1.0, kappa = 0.5 }
+[solver]
+name = "gmres"
+preconditioner = "ilu0"
+tolerance = 1e-12
+[time]
+dt = 0.01
+steps = 5
+"""
+    deck = tmp_path / "either.toml"
+    deck.write_text(text % 'diffusion_sign = "either"')
+    assert kfvm.run_deck(deck, output=tmp_path / "out", quiet=True) == 0
+    deck.write_text(text % "")
+    with pytest.raises(kfvm.Error, match="diffusion"):
+        kfvm.check_deck(deck)

@@ -248,8 +248,13 @@ def test_coupled_system_with_field_coefficients():
         assert np.max(np.abs(u.value + v.value - (total + dt * s.value))) < TIGHT
         assert np.max(np.abs(u.value - v.value - (difference + dt * s.value)
                              / (1 + 2 * rate * dt))) < TIGHT
-    with pytest.raises(kfvm.Error, match="FaceVariable"):
-        ((kfvm.TransientTerm(var=u) == kfvm.DiffusionTerm(k, var=v))
+    for bad in (k, np.ones(mesh.numberOfCells)):  # cell values for a face coefficient
+        with pytest.raises(kfvm.Error, match="FaceVariable"):
+            ((kfvm.TransientTerm(var=u) == kfvm.DiffusionTerm(bad, var=v))
+             & (kfvm.TransientTerm(var=v) == kfvm.DiffusionTerm(1.0, var=u))).solve(dt=dt)
+    face = kfvm.FaceVariable(mesh, value=1.0)
+    with pytest.raises(kfvm.Error, match="cell values"):
+        ((kfvm.TransientTerm(var=u) == kfvm.ImplicitSourceTerm(face, var=v))
          & (kfvm.TransientTerm(var=v) == kfvm.DiffusionTerm(1.0, var=u))).solve(dt=dt)
 
 

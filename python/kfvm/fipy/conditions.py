@@ -124,10 +124,11 @@ def nth_order_conditions(boundary_conditions, translation, grid):
         if fourth is None and bc.order != 0:
             raise Untranslatable("it passes boundaryConditions= of order %d to an equation "
                                  "without a fourth-order DiffusionTerm" % bc.order)
-        if bc.order == 0 and (translation.velocity is not None
-                              or translation.explicit_velocity is not None):
-            raise Untranslatable("a NthOrderBoundaryCondition of order 0 beside convection "
-                                 "(FiPy convects through its faces)")
+        if bc.order < 2 and (translation.velocity is not None
+                             or translation.explicit_velocity is not None):
+            raise Untranslatable("a NthOrderBoundaryCondition of order %d beside convection "
+                                 "(FiPy's convection terms read it as a boundary "
+                                 "condition of their own)" % bc.order)
         if bc.order == 1 and not (translation.D.is_constant and translation.D.constant == 0
                                   and not translation.has_explicit_diffusion):
             raise Untranslatable("a NthOrderBoundaryCondition of order 1 beside a "

@@ -14,33 +14,20 @@ diagonal of block (e, v), explicit elsewhere) and D_ev of either sign.
 import numpy as _np
 from fipy.terms.coupledBinaryTerm import _CoupledBinaryTerm
 
+from .. import _kfvm
+from .device_copies import DeviceCopies
+
 from .meshes import Untranslatable
 from .translate import (_KIND_OF, Value, _evaluate, _signature_of, diagonal_sign_of,
-                        implicit_sources, is_plain_cell_variable, leaves)
+                        face_coefficient, implicit_sources, is_plain_cell_variable, leaves,
+                        scaled, sum_values)
 
 #: kfvm's CoupledSystem takes at most this many variables.
-MAX_VARIABLES = 4
+MAX_VARIABLES = _kfvm.max_coupled_variables
 
 
 def is_coupled(term):
     return isinstance(term, _CoupledBinaryTerm)
-
-
-def _sum(values, size):
-    if not values:
-        return Value(constant=0.0)
-    if all(v.is_constant for v in values):
-        return Value(constant=sum(v.constant for v in values))
-    total = _np.zeros(size)
-    for v in values:
-        total = total + (v.constant if v.is_constant else v.array)
-    return Value(array=total)
-
-
-def _scaled(value, factor):
-    if value.is_constant:
-        return Value(constant=factor * value.constant)
-    return Value(array=factor * value.array)
 
 
 def _is_zero(value):
@@ -130,7 +117,6 @@ def _coupled_parts(term, grid):
         if var.mesh is not variables[0].mesh:
             raise Untranslatable("its variables live on different meshes")
     cells = grid.kfvm.numberOfCells
-    faces = grid.kfvm.numberOfFaces
     all_parts = []
     for e, equation in enumerate(equations):
         parts = _new_parts(n)
@@ -147,8 +133,8 @@ def _coupled_parts(term, grid):
             if kind == "source":
                 parts[kind].append((leaf, _evaluate(leaf.coeff, cells, "a source")))
             elif kind == "diffusion":
-                parts[kind][v].append((leaf, _evaluate(leaf.nthCoeff, faces,
-                                                       "a DiffusionTerm's coefficient")))
+                parts[kind][v].append((leaf, face_coefficient(
+                    leaf.nthCoeff, grid, "a DiffusionTerm's coefficient")))
             else:
                 parts[kind][v].append((leaf, _evaluate(
                     leaf.coeff, cells, "a %s's coefficient" % type(leaf).__name__)))
@@ -236,15 +222,15 @@ class CoupledTranslation:
         for e, parts in enumerate(all_parts):
             sigma = self._sigma(parts, e)
             self.sigmas.append(sigma)
-            source = _scaled(_sum([value for _, value in parts["source"]], cells), -sigma)
+            source = scaled(sum_values([value for _, value in parts["source"]], cells), -sigma)
             explicit_total = None
             for v, unknown in enumerate(self.unknowns):
-                rho = _scaled(_sum([x for _, x in parts["transient"][v]], cells), sigma)
+                rho = scaled(sum_values([x for _, x in parts["transient"][v]], cells), sigma)
                 if not _is_zero(rho):
                     self.has_transient = True
                 if not rho.is_constant:
                     rho = Value(array=grid.cells_to_kfvm(rho.array))
-                D = _scaled(_sum([x for _, x in parts["diffusion"][v]], faces), -sigma)
+                D = scaled(sum_values([x for _, x in parts["diffusion"][v]], faces), -sigma)
                 if not D.is_constant:
                     D = Value(array=grid.faces_to_kfvm(D.array))
                 c, form, explicit = implicit_sources(
@@ -293,17 +279,16 @@ class CoupledTranslation:
         return signs.pop()
 
 
-class CompiledCoupled:
+class CompiledCoupled(DeviceCopies):
     """kfvm's CoupledSystem and CoupledStepper for one structure, with the device copies
     of its field coefficients and what was last moved there."""
 
     def __init__(self, translation, grid, solver_name, parameters, slots):
+        super().__init__()
         module = grid.kfvm._module
         mesh = grid.kfvm._cpp
         n = len(translation.unknowns)
         self.fields = {}
-        self.last = {}
-        self.bytes_moved = 0
         cpp = module.CoupledSystem(mesh, n)
 
         def coefficient(key, value, make):
@@ -333,15 +318,6 @@ class CompiledCoupled:
         self.stepper = module.CoupledStepper(cpp, solver_name, parameters)
         self.phi = [module.CellField(mesh, "kfvm::fipy::phi%d" % v, 0.0) for v in range(n)]
         self.old = [module.CellField(mesh, "kfvm::fipy::old%d" % v, 0.0) for v in range(n)]
-
-    def upload(self, key, target, array):
-        """Moves array into target when it differs from what was last moved there."""
-        last = self.last.get(key)
-        if last is not None and last.shape == array.shape and _np.array_equal(last, array):
-            return
-        target.assign(array)
-        self.last[key] = _np.array(array, copy=True)
-        self.bytes_moved += array.nbytes
 
     def refresh(self, translation):
         for key, field in self.fields.items():

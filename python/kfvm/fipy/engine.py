@@ -13,6 +13,7 @@ from .. import _kfvm
 from .conditions import constraints as _constraints
 from .conditions import nth_order_conditions, with_conditions
 from .coupled import CompiledCoupled, CoupledTranslation, is_coupled, solve_coupled
+from .device_copies import DeviceCopies
 from .meshes import Untranslatable, mapped_grid
 from .solvers import kfvm_solver_of
 from .translate import Translation, is_plain_cell_variable, leaves
@@ -22,16 +23,16 @@ class ConvergenceWarning(UserWarning):
     """A kfvm solve that stopped before its tolerance (FiPy warns too, and goes on)."""
 
 
-class _Compiled:
+class _Compiled(DeviceCopies):
     """kfvm's equation and stepper for one structure, with the device copies of its
     coefficients and what was last moved there."""
 
     def __init__(self, translation, grid, solver_name, parameters, slots, potential_slots):
+        super().__init__()
         module = grid.kfvm._module
         mesh = grid.kfvm._cpp
         self.grid = grid
         self.fields = {}
-        self.last = {}
         cpp = module.Equation(mesh)
         t = translation
 
@@ -84,23 +85,11 @@ class _Compiled:
         self.stepper = module.ImplicitStepper(cpp, solver_name, parameters)
         self.phi = module.CellField(mesh, "kfvm::fipy::phi", 0.0)
         self.old = module.CellField(mesh, "kfvm::fipy::old", 0.0)
-        self.bytes_moved = 0
 
     def upload(self, name, array):
         """Moves a coefficient (or phi, old) to the device when it differs from the last."""
-        last = self.last.get(name)
-        if last is not None and last.shape == array.shape and _np.array_equal(last, array):
-            return False
-        if name == "phi":
-            target = self.phi
-        elif name == "old":
-            target = self.old
-        else:
-            target = self.fields[name]
-        target.assign(array)
-        self.last[name] = _np.array(array, copy=True)
-        self.bytes_moved += array.nbytes
-        return True
+        target = {"phi": self.phi, "old": self.old}.get(name) or self.fields[name]
+        return super().upload(name, target, array)
 
     def refresh(self, translation):
         t = translation
@@ -155,21 +144,26 @@ class Engine:
         entry["compiles"] += int(compiled)
         return first
 
+    def _cached(self, key, owners, make):
+        """The compiled equation of key (made by make() when missing), and whether it was
+        made now. The entry holds its owners (the variables): ids in the key stay theirs."""
+        entry = self.compiled.get(key)
+        if entry is not None and all(a is b for a, b in zip(entry[0], owners)):
+            self.compiled.move_to_end(key)
+            return entry[1], False
+        compiled = make()
+        self.compiled[key] = (tuple(owners), compiled)
+        while len(self.compiled) > self.capacity:
+            self.compiled.popitem(last=False)
+        return compiled, True
+
     def _compiled_for(self, translation, var, solver_spec, slots, potential_slots):
         name, parameters, _ = solver_spec
         key = (id(var), id(translation.grid), translation.signature, name,
                tuple(sorted(parameters.items())),
                tuple(array.tobytes() for array in slots + potential_slots))
-        entry = self.compiled.get(key)
-        if entry is not None and entry[0] is var:
-            self.compiled.move_to_end(key)
-            return entry[1], False
-        compiled = _Compiled(translation, translation.grid, name, parameters, slots,
-                             potential_slots)
-        self.compiled[key] = (var, compiled)
-        while len(self.compiled) > self.capacity:
-            self.compiled.popitem(last=False)
-        return compiled, True
+        return self._cached(key, (var,), lambda: _Compiled(
+            translation, translation.grid, name, parameters, slots, potential_slots))
 
     def run(self, term, var, solver, dt, sweep, boundary_conditions=()):
         """Solves (or sweeps) term for var on kfvm. Returns (residual, compiled?) or
@@ -262,20 +256,12 @@ class Engine:
         name, parameters, _ = kfvm_solver_of(solver, kinds)
         slots = [_constraints(u.constrained(), grid) for u in translation.unknowns]
         start = self._lap("translate", start)
-        unknowns = [(u.var, u.component) for u in translation.unknowns]
-        key = (tuple((id(v), c) for v, c in unknowns), id(grid), translation.signature,
-               name, tuple(sorted(parameters.items())),
+        owners = [u.var for u in translation.unknowns]
+        key = (tuple((id(u.var), u.component) for u in translation.unknowns), id(grid),
+               translation.signature, name, tuple(sorted(parameters.items())),
                tuple(array.tobytes() for slot in slots for array in slot))
-        entry = self.compiled.get(key)
-        fresh = entry is None or any(a[0] is not b[0] for a, b in zip(entry[0], unknowns))
-        if fresh:
-            compiled = CompiledCoupled(translation, grid, name, parameters, slots)
-            self.compiled[key] = (unknowns, compiled)  # holds the variables: ids stay theirs
-            while len(self.compiled) > self.capacity:
-                self.compiled.popitem(last=False)
-        else:
-            compiled = entry[1]
-            self.compiled.move_to_end(key)
+        compiled, fresh = self._cached(key, owners, lambda: CompiledCoupled(
+            translation, grid, name, parameters, slots))
         start = self._lap("compile", start)
         compiled.refresh(translation)
         report = solve_coupled(compiled, translation, dt)

@@ -110,7 +110,7 @@ def _evaluate(coeff, size, what):
     raise Untranslatable("%s has shape %s" % (what, array.shape))
 
 
-def _face_coefficient(coeff, grid, what):
+def face_coefficient(coeff, grid, what):
     """A diffusion coefficient on faces: a number or face values, or FiPy's rank-2 tensor
     (dim, dim) or (dim, dim, faces). FiPy's face coefficient of a tensor is n . G . n
     plus a source from its off-diagonal part; on kfvm's grids every face normal is an
@@ -137,6 +137,24 @@ def _face_coefficient(coeff, grid, what):
     normals = grid.kfvm_normals_in_fipy_order[:dim]
     per_axis = diagonal.reshape(dim, -1)
     return Value(array=_np.sum(normals ** 2 * per_axis, axis=0))
+
+
+def sum_values(values, size):
+    """The sum of Values: a number when all are numbers, else an array of size."""
+    if not values:
+        return Value(constant=0.0)
+    if all(v.is_constant for v in values):
+        return Value(constant=sum(v.constant for v in values))
+    total = _np.zeros(size)
+    for v in values:
+        total = total + (v.constant if v.is_constant else v.array)
+    return Value(array=total)
+
+
+def scaled(value, factor):
+    if value.is_constant:
+        return Value(constant=factor * value.constant)
+    return Value(array=factor * value.array)
 
 
 def _signature_of(value):
@@ -217,7 +235,7 @@ class Translation:
             if kind == "explicit-diffusion":
                 if leaf.order != 2:
                     raise Untranslatable("an ExplicitDiffusionTerm of order %d" % leaf.order)
-                parts[kind].append((leaf, _face_coefficient(
+                parts[kind].append((leaf, face_coefficient(
                     leaf.nthCoeff, grid, "an ExplicitDiffusionTerm's coefficient")))
             elif kind == "diffusion":
                 if leaf.order == 4:
@@ -225,7 +243,7 @@ class Translation:
                     continue
                 if leaf.order != 2:
                     raise Untranslatable("a DiffusionTerm of order %d" % leaf.order)
-                parts[kind].append((leaf, _face_coefficient(
+                parts[kind].append((leaf, face_coefficient(
                     leaf.nthCoeff, grid, "a DiffusionTerm's coefficient")))
             elif kind == "convection":
                 schemes.add(_SCHEMES[type(leaf)])
@@ -245,8 +263,8 @@ class Translation:
         self.scheme = schemes.pop() if schemes else None
         self.explicit_scheme = explicit_schemes.pop() if explicit_schemes else None
         self._parts = parts
-        rho = self._sum(parts["transient"], cells)
-        D = self._sum(parts["diffusion"], faces)
+        rho = sum_values([v for _, v in parts["transient"]], cells)
+        D = sum_values([v for _, v in parts["diffusion"]], faces)
         sigma = 1.0
         if parts["transient"]:
             r = rho.constant if rho.is_constant else rho.array
@@ -258,11 +276,11 @@ class Translation:
                 sigma = -1.0
         self.sigma = sigma
         self.fourth = self._fourth_order(fourth, sigma)
-        self.rho = self._scaled(rho, sigma)
-        self.D = self._scaled(D, -sigma)
+        self.rho = scaled(rho, sigma)
+        self.D = scaled(D, -sigma)
         self._check_signs(var)
         self.implicit, explicit_part = self._implicit_sources(var, term, cells)
-        self.source = self._scaled(self._sum(parts["source"], cells), -sigma)
+        self.source = scaled(sum_values([v for _, v in parts["source"]], cells), -sigma)
         if explicit_part is not None:
             base = self.source.array if not self.source.is_constant else \
                 _np.full(cells, self.source.constant)
@@ -271,7 +289,8 @@ class Translation:
             self.source = Value(array=grid.cells_to_kfvm(self.source.array))
         # FiPy's ExplicitDiffusionTerm reads the constraints of var.old: none when var
         # has an old copy (hasOld=True), var's own otherwise.
-        self.explicit_D = self._scaled(self._sum(parts["explicit-diffusion"], faces), -sigma)
+        self.explicit_D = scaled(
+            sum_values([v for _, v in parts["explicit-diffusion"]], faces), -sigma)
         if not self.explicit_D.is_constant:
             self.explicit_D = Value(array=grid.faces_to_kfvm(self.explicit_D.array))
         self.has_explicit_diffusion = bool(parts["explicit-diffusion"])
@@ -327,23 +346,6 @@ class Translation:
             raise Untranslatable("its fourth-order DiffusionTerm has the ill-posed sign "
                                  "(+div(grad div(grad phi)) against the time derivative)")
         return (D, kappa, inner_sign)
-
-    @staticmethod
-    def _sum(entries, size):
-        if not entries:
-            return Value(constant=0.0)
-        if all(v.is_constant for _, v in entries):
-            return Value(constant=sum(v.constant for _, v in entries))
-        total = _np.zeros(size)
-        for _, v in entries:
-            total = total + (v.constant if v.is_constant else v.array)
-        return Value(array=total)
-
-    @staticmethod
-    def _scaled(value, factor):
-        if value.is_constant:
-            return Value(constant=factor * value.constant)
-        return Value(array=factor * value.array)
 
     def _check_signs(self, var):
         rho = self.rho.constant if self.rho.is_constant else self.rho.array

@@ -2,6 +2,7 @@
 #define KFVM_CONVECTION_HPP
 
 #include <kfvm_KokkosCompat.hpp>
+#include <kfvm_SchemeNames.hpp>
 #include <kfvm_Types.hpp>
 
 #include <string>
@@ -43,7 +44,6 @@ enum class ConvectionScheme {
 /// "superbee"; throws kfvm::Error naming the text and the known names.
 ConvectionScheme convectionSchemeFromName(const std::string& name);
 std::string convectionSchemeName(ConvectionScheme scheme);
-std::vector<std::string> convectionSchemeNames();
 
 /// FiPy's explicit convection terms (Equation::explicitConvection).
 enum class ExplicitConvectionScheme {
@@ -65,12 +65,10 @@ enum class ExplicitGradientBoundary {
   CellValues
 };
 
-/// "upwind", "van-leer"; "dirichlet-values", "cell-values": throw kfvm::Error naming the
-/// text and the known names.
+/// From the names of kfvm_SchemeNames.hpp; throw kfvm::Error naming the text and the
+/// known names.
 ExplicitConvectionScheme explicitConvectionSchemeFromName(const std::string& name);
-std::vector<std::string> explicitConvectionSchemeNames();
 ExplicitGradientBoundary explicitGradientBoundaryFromName(const std::string& name);
-std::vector<std::string> explicitGradientBoundaryNames();
 
 KOKKOS_INLINE_FUNCTION bool isTvd(ConvectionScheme scheme) {
   return scheme == ConvectionScheme::VanLeer || scheme == ConvectionScheme::Minmod ||

@@ -3,8 +3,8 @@
 #include "kfvm_DeckTableReader.hpp"
 #include "kfvm_Expression.hpp"
 
-#include <kfvm_Convection.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_SchemeNames.hpp>
 
 #include <algorithm>
 #include <cmath>

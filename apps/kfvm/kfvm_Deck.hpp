@@ -16,6 +16,11 @@
 
 namespace kfvm::app {
 
+/// The most variables a coupled deck takes: kfvm::maxCoupledVariables (kfvm_Types.hpp,
+/// which needs Kokkos, not read by the deck reader's host-only files;
+/// kfvm_DeckSetup.cpp checks that the two agree).
+inline constexpr int deckMaxVariables = 4;
+
 struct InitialCondition {
   std::string type = "constant";  // constant, box, sphere, random, expression
   double value = 0, inside = 1, outside = 0, radius = 0, mean = 0, amplitude = 0;

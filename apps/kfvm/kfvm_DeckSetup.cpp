@@ -203,6 +203,9 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
   }
 }
 
+static_assert(deckMaxVariables == maxCoupledVariables,
+              "a coupled deck takes as many variables as a CoupledSystem");
+
 void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system) {
   for (int e = 0; e < deck.numVariables(); ++e) {
     const CoupledEquationSpec& spec = deck.coupled.at(std::size_t(e));

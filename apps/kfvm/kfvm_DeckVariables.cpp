@@ -3,8 +3,6 @@
 #include "kfvm_Deck.hpp"
 #include "kfvm_DeckTableReader.hpp"
 
-#include <kfvm_Types.hpp>
-
 #include <cctype>
 #include <limits>
 
@@ -116,7 +114,7 @@ void readVariables(TableReader& top, Deck& deck) {
   const toml::array* array = node->as_array();
   if (!array || !array->is_array_of_tables() || array->empty())
     top.error(node, "variable", "expected a [variable] table or [[variable]] tables");
-  const int most = maxCoupledVariables;
+  const int most = deckMaxVariables;
   if (int(array->size()) > most)
     top.error(node, "variable", "at most ", most, " variables, got ", array->size());
   for (const toml::node& element : *array) {

@@ -50,7 +50,6 @@ CURATED = {
     "examples.cahnHilliard.mesh3D": True,
     "examples.cahnHilliard.mesh2DCoupled": True,
     "examples.phase.missOrientation.mesh1D": True,
-    "examples.phase.binary": True,
     "examples.chemotaxis.input2D": True,
     "examples.elphf.poisson": True,
 }

@@ -156,7 +156,8 @@ int main(int argc, char* argv[]) {
   app.add_option("-s,--steps", options.steps, "time steps")->check(CLI::PositiveNumber);
   app.add_option("--dt", options.dt, "time step")->check(CLI::PositiveNumber);
   app.add_option("-D,--diffusivity", options.diffusivity, "diffusion coefficient");
-  app.add_option("--solver", options.solver, "linear solver: cg, bicgstab, gmres");
+  app.add_option("--solver", options.solver,
+                 "linear solver: cg, fcg, bicgstab, gmres, fgmres");
   app.add_option("--preconditioner", options.preconditioner, "jacobi or none");
   app.add_option("--scheme", options.scheme,
                  "be (backward Euler) or cn (Crank-Nicolson)");

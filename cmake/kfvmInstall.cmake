@@ -18,14 +18,17 @@ install(TARGETS ${_kfvm_targets}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)
 install(EXPORT kfvmTargets NAMESPACE kfvm:: DESTINATION ${KFVM_INSTALL_CMAKEDIR})
 
-set(_kfvm_layers core kernels solvers)
+set(_kfvm_layers core kernels solvers solvers/operators solvers/preconditioners
+                 solvers/krylov)
 if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_layers solvers/trilinos)
 endif()
 foreach(_kfvm_layer IN LISTS _kfvm_layers)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_kfvm_layer}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "detail" EXCLUDE PATTERN "trilinos" EXCLUDE)
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "detail" EXCLUDE PATTERN "trilinos" EXCLUDE
+                         PATTERN "operators" EXCLUDE PATTERN "preconditioners" EXCLUDE
+                         PATTERN "krylov" EXCLUDE)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/kfvm_Config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)

@@ -6,6 +6,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace kfvm {
 
@@ -32,6 +34,18 @@ using DeviceView = Kokkos::View<DataType, DeviceOf<ExecSpace>>;
 /// iterates share.
 template <class ExecSpace>
 using Vector = DeviceView<Real*, ExecSpace>;
+
+/// A device copy of a host array (set-up data: row lists, structures), labelled.
+template <class T, class ExecSpace>
+DeviceView<T*, ExecSpace> copyToDevice(const std::vector<T>& host,
+                                       const std::string& label) {
+  DeviceView<T*, ExecSpace> view(label, host.size());
+  Kokkos::deep_copy(
+      view,
+      Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          host.data(), host.size()));
+  return view;
+}
 
 }  // namespace kfvm
 

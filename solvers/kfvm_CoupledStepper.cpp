@@ -77,7 +77,7 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
         return report;
       }
     }
-    solver_->setMatrix(system_.matrix());
+    solver_->setMatrix(system_.matrix(), system_.numVariables());
     const SolverReport linear = solver_->solve(rhs_, x_);
     const int total = report.totalIterations + linear.iterations;
     static_cast<SolverReport&>(report) = linear;

@@ -26,46 +26,6 @@ CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomp
   return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
 }
 
-template <class ExecSpace>
-struct OwnedMask {
-  GhostedBlock layout;
-  Vector<ExecSpace> owned;
-  KOKKOS_FUNCTION void operator()(Ordinal c) const {
-    owned(c) = layout.isOwned(c) ? Real(1) : Real(0);
-  }
-};
-
-template <class ExecSpace>
-struct WeightedDot {
-  Vector<ExecSpace> weight, x, y;
-  KOKKOS_FUNCTION void operator()(Ordinal c, Real& sum) const {
-    sum += weight(c) * x(c) * y(c);
-  }
-};
-
-/// z = r / diagonal on owned cells, 0 on ghosts.
-template <class ExecSpace>
-struct JacobiOnOwned {
-  Vector<ExecSpace> owned, diagonal, r, z;
-  KOKKOS_FUNCTION void operator()(Ordinal c) const {
-    z(c) = owned(c) != 0 ? r(c) / diagonal(c) : Real(0);
-  }
-};
-
-/// y(row) = sum of A(row, :) x over a list of rows.
-template <class ExecSpace>
-struct RowsProduct {
-  DeviceView<const Ordinal*, ExecSpace> rows;
-  DeviceView<const Offset*, ExecSpace> offsets;
-  DeviceView<const Ordinal*, ExecSpace> columns;
-  DeviceView<const Real*, ExecSpace> values;
-  Vector<ExecSpace> x, y;
-  KOKKOS_FUNCTION void operator()(Ordinal m) const {
-    const Ordinal row = rows(m);
-    y(row) = rowProduct(columns, values, x, offsets(row), offsets(row + 1));
-  }
-};
-
 /// ||r|| / ||b|| from {r.r, b.b} (||r|| when b is 0).
 double relativeTo(const double sums[2]) {
   return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
@@ -94,16 +54,6 @@ struct OwnedEntries {
   }
 };
 
-template <class T, class ExecSpace>
-DeviceView<T*, ExecSpace> toDevice(const std::vector<T>& host, const std::string& label) {
-  DeviceView<T*, ExecSpace> view(label, host.size());
-  Kokkos::deep_copy(
-      view,
-      Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-          host.data(), host.size()));
-  return view;
-}
-
 /// Local indices of the owned cells of a ghosted block, x fastest.
 std::vector<Ordinal> ownedCells(const GhostedBlock& layout) {
   std::vector<Ordinal> cells;
@@ -111,27 +61,6 @@ std::vector<Ordinal> ownedCells(const GhostedBlock& layout) {
     for (int j = 0; j < layout.owned[1]; ++j)
       for (int i = 0; i < layout.owned[0]; ++i) cells.push_back(layout.index(i, j, k));
   return cells;
-}
-
-/// The owned cells of a ghosted block, split into those with no ghost among their face
-/// neighbours and those with one.
-template <class ExecSpace>
-void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>& inner,
-                    DeviceView<Ordinal*, ExecSpace>& edge) {
-  std::vector<Ordinal> innerCells, edgeCells;
-  for (int k = 0; k < layout.owned[2]; ++k)
-    for (int j = 0; j < layout.owned[1]; ++j)
-      for (int i = 0; i < layout.owned[0]; ++i) {
-        const bool nextToGhost = (i == 0 && layout.lower[0]) ||
-                                 (i == layout.owned[0] - 1 && layout.upper[0]) ||
-                                 (j == 0 && layout.lower[1]) ||
-                                 (j == layout.owned[1] - 1 && layout.upper[1]) ||
-                                 (k == 0 && layout.lower[2]) ||
-                                 (k == layout.owned[2] - 1 && layout.upper[2]);
-        (nextToGhost ? edgeCells : innerCells).push_back(layout.index(i, j, k));
-      }
-  inner = toDevice<Ordinal, ExecSpace>(innerCells, "kfvm::DistributedSystem::innerRows");
-  edge = toDevice<Ordinal, ExecSpace>(edgeCells, "kfvm::DistributedSystem::edgeRows");
 }
 
 }  // namespace Details
@@ -154,42 +83,15 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
           " cells, the grid has ", grid.cells(0), " x ", grid.cells(1), " x ",
           grid.cells(2));
   const Ordinal n = mesh_.numCells();
-  owned_ = Vector<ExecSpace>("kfvm::DistributedSystem::owned", n);
-  forEachIndex("kfvm::DistributedSystem::ownedMask", ExecSpace(), n,
-               Details::OwnedMask<ExecSpace>{halo_.layout(), owned_});
-  Details::splitOwnedRows(halo_.layout(), innerRows_, edgeRows_);
-  // The same split in boxes of local cells for the stencil: the rim peeled axis by
-  // axis (one layer on each side facing a rank), the interior what is left.
-  const GhostedBlock& layout = halo_.layout();
-  std::array<int, 3> lo{0, 0, 0}, hi{layout.owned[0], layout.owned[1], layout.owned[2]};
-  const auto local = [&](std::array<int, 3> cell) {
-    for (int a = 0; a < 3; ++a) cell[a] += layout.lower[a];
-    return cell;
-  };
-  for (int a = 0; a < 3; ++a) {
-    for (int side = 0; side < 2; ++side) {
-      if ((side == 0 ? layout.lower[a] : layout.upper[a]) == 0 || lo[a] >= hi[a])
-        continue;
-      std::array<int, 3> begin = lo, end = hi;
-      if (side == 0)
-        end[a] = ++lo[a];
-      else
-        begin[a] = --hi[a];
-      rimBoxes_.emplace_back(local(begin), local(end));
-    }
-  }
-  innerBegin_ = local(lo);
-  innerEnd_ = local(hi);
-  ownedCells_ = Details::toDevice<Ordinal, ExecSpace>(
-      Details::ownedCells(halo_.layout()), "kfvm::DistributedSystem::ownedCells");
+  ownedCells_ = copyToDevice<Ordinal, ExecSpace>(Details::ownedCells(halo_.layout()),
+                                                 "kfvm::DistributedSystem::ownedCells");
   const Ordinal owned = Ordinal(ownedCells_.extent(0));
   ownedRhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedRhs", owned);
   ownedX_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedX", owned);
   rhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::rhs", n);
   r_ = Vector<ExecSpace>("kfvm::DistributedSystem::r", n);
-  z_ = Vector<ExecSpace>("kfvm::DistributedSystem::z", n);
-  p_ = Vector<ExecSpace>("kfvm::DistributedSystem::p", n);
   q_ = Vector<ExecSpace>("kfvm::DistributedSystem::q", n);
+  setSolver("cg", 1e-10, 10000);
 }
 
 template <class ExecSpace>
@@ -218,9 +120,10 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
           "distributed system: TVD convection and the fourth-order term reach two cells "
           "away; construct the system with 2 ghost layers, not ",
           ghostLayers_);
+  operator_.reset();
   assembler_ = std::make_unique<Assembler<ExecSpace>>(equation);
-  fullExchange_ = equation.hasHigherOrder();
-  if (stencil_) setMatrixFree(true);  // the stencil of the new equation
+  operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_, *assembler_);
+  if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
   // owned cells first, in row order, then ghosts (what Tpetra and Ifpack2 expect of a
   // column map), and sorted again within each row.
@@ -252,12 +155,12 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   }
   ownedRows_ = CrsMatrix<ExecSpace>(
       "kfvm::DistributedSystem::ownedRows", Ordinal(owned.size()), mesh_.numCells(),
-      Details::toDevice<Offset, ExecSpace>(ownedOffsets,
-                                           "kfvm::DistributedSystem::ownedOffsets"),
-      Details::toDevice<Ordinal, ExecSpace>(ownedColumns,
-                                            "kfvm::DistributedSystem::ownedColumns"));
-  entrySources_ = Details::toDevice<Offset, ExecSpace>(
-      sources, "kfvm::DistributedSystem::entrySources");
+      copyToDevice<Offset, ExecSpace>(ownedOffsets,
+                                      "kfvm::DistributedSystem::ownedOffsets"),
+      copyToDevice<Ordinal, ExecSpace>(ownedColumns,
+                                       "kfvm::DistributedSystem::ownedColumns"));
+  entrySources_ =
+      copyToDevice<Offset, ExecSpace>(sources, "kfvm::DistributedSystem::entrySources");
 }
 
 template <class ExecSpace>
@@ -307,35 +210,21 @@ std::vector<long long> DistributedSystem<ExecSpace>::ownedGlobalIds() const {
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tolerance,
                                              int maxIterations) {
-  require(name == "cg" || name == "bicgstab",
-          "distributed system: solver must be cg or bicgstab, got '", name, "'");
-  if (name == "bicgstab" && rHat_.extent(0) == 0) {  // its extra vectors, made once
-    const Ordinal n = mesh_.numCells();
-    rHat_ = Vector<ExecSpace>("kfvm::DistributedSystem::rHat", n);
-    y_ = Vector<ExecSpace>("kfvm::DistributedSystem::y", n);
-    s_ = Vector<ExecSpace>("kfvm::DistributedSystem::s", n);
-    t_ = Vector<ExecSpace>("kfvm::DistributedSystem::t", n);
-  }
-  solver_ = name;
-  external_.reset();
   require(tolerance > 0 && tolerance < 1,
           "distributed system: tolerance must be in (0, 1), got ", tolerance);
   require(maxIterations >= 1, "distributed system: maxIterations must be >= 1, got ",
           maxIterations);
-  tolerance_ = tolerance;
-  maxIterations_ = maxIterations;
+  Parameters parameters;
+  parameters.set("tolerance", tolerance).set("max_iterations", maxIterations);
+  setSolver(makeLinearSolver<ExecSpace>(name, parameters));
 }
 
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setMatrixFree(bool on) {
   require(assembler_ != nullptr,
           "distributed system: setEquation() before setMatrixFree()");
-  stencil_.reset();
-  if (!on) return;
-  require(!assembler_->equation().hasHigherOrder(),
-          "distributed system: the matrix-free product has no fourth-order term; use the "
-          "assembled matrix");
-  stencil_ = std::make_unique<StencilOperator<ExecSpace>>(*assembler_);
+  operator_->setMatrixFree(on);
+  matrixFree_ = on;
 }
 
 template <class ExecSpace>
@@ -353,11 +242,11 @@ template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setSolver(
     std::unique_ptr<LinearSolver<ExecSpace>> solver) {
   require(solver != nullptr, "distributed system: the solver is null");
-  external_ = std::move(solver);
+  solver_ = std::move(solver);
 }
 
 template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solveWithExternal(const Vector<ExecSpace>& x) {
+SolverReport DistributedSystem<ExecSpace>::solveOwnedRows(const Vector<ExecSpace>& x) {
   const Ordinal owned = Ordinal(ownedCells_.extent(0));
   const auto entries = [&](const Vector<ExecSpace>& from, const Vector<ExecSpace>& to,
                            bool gather) {
@@ -368,26 +257,26 @@ SolverReport DistributedSystem<ExecSpace>::solveWithExternal(const Vector<ExecSp
   };
   entries(rhs_, ownedRhs_, true);
   entries(x, ownedX_, true);
-  external_->setMatrix(ownedRows());  // the same structure: a refill after the first
-  SolverReport report = external_->solve(ownedRhs_, ownedX_);
+  solver_->setMatrix(ownedRows());  // the same structure: a refill after the first
+  SolverReport report = solver_->solve(ownedRhs_, ownedX_);
   entries(ownedX_, x, false);
   return report;
 }
 
 template <class ExecSpace>
-void DistributedSystem<ExecSpace>::sumOverRanks(double* values, int count) const {
-  const int status =
-      MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_);
-  require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
-          halo_.rank());
+SolverReport DistributedSystem<ExecSpace>::solveLinear(const Vector<ExecSpace>& x) {
+  if (solver_->takesGhostColumns()) return solveOwnedRows(x);
+  solver_->setOperator(*operator_);
+  SolverReport report = solver_->solve(rhs_, x);
+  report.solver = "distributed " + report.solver;
+  return report;
 }
 
 template <class ExecSpace>
 double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
                                          const Vector<ExecSpace>& y) const {
-  double sum = localDot(x, y);
-  sumOverRanks(&sum, 1);
-  return sum;
+  require(operator_ != nullptr, "distributed system: setEquation() first");
+  return operator_->space().dot(x, y);
 }
 
 template <class ExecSpace>
@@ -400,50 +289,6 @@ SolverReport DistributedSystem<ExecSpace>::step(CellField<ExecSpace>& phi, Real 
 template <class ExecSpace>
 SolverReport DistributedSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
   return solve(phi, Real(0));
-}
-
-template <class ExecSpace>
-double DistributedSystem<ExecSpace>::localDot(const Vector<ExecSpace>& a,
-                                              const Vector<ExecSpace>& b) const {
-  return double(sumOverIndex("kfvm::DistributedSystem::dot", ExecSpace(),
-                             Ordinal(a.extent(0)),
-                             Details::WeightedDot<ExecSpace>{owned_, a, b}));
-}
-
-template <class ExecSpace>
-void DistributedSystem<ExecSpace>::applyOverlapped(const Vector<ExecSpace>& x,
-                                                   const Vector<ExecSpace>& y) {
-  const auto& A = assembler_->matrix();
-  const auto rows = [&](const DeviceView<Ordinal*, ExecSpace>& list, const char* label) {
-    forEachIndex(label, ExecSpace(), Ordinal(list.extent(0)),
-                 Details::RowsProduct<ExecSpace>{list, A.rowOffsets(), A.columns(),
-                                                 A.values(), x, y});
-  };
-  if (stencil_) {
-    halo_.startFaces(x);
-    stencil_->applyBox(x, y, innerBegin_, innerEnd_);
-    halo_.finishFaces(x);
-    for (const auto& [begin, end] : rimBoxes_) stencil_->applyBox(x, y, begin, end);
-    return;
-  }
-  if (fullExchange_) {  // rows reach edge and corner ghosts: no overlap
-    halo_.exchange(x);
-    rows(innerRows_, "kfvm::DistributedSystem::innerRows");
-    rows(edgeRows_, "kfvm::DistributedSystem::edgeRows");
-    return;
-  }
-  halo_.startFaces(x);
-  rows(innerRows_, "kfvm::DistributedSystem::innerRows");
-  halo_.finishFaces(x);
-  rows(edgeRows_, "kfvm::DistributedSystem::edgeRows");
-}
-
-template <class ExecSpace>
-void DistributedSystem<ExecSpace>::precondition(const Vector<ExecSpace>& from,
-                                                const Vector<ExecSpace>& to) const {
-  forEachIndex(
-      "kfvm::DistributedSystem::jacobi", ExecSpace(), Ordinal(from.extent(0)),
-      Details::JacobiOnOwned<ExecSpace>{owned_, assembler_->diagonal(), from, to});
 }
 
 template <class ExecSpace>
@@ -462,10 +307,9 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
     equation.updateNonlinear(phi);
     assembler_->assemble(invDt, 1, previous_, phi, rhs_);
-    double sums[2];
-    const bool checked = sweeping && sweep > 1;
-    if (checked) {
-      residual(x, sums);  // the solve below starts from this r
+    if (sweeping && sweep > 1) {
+      double sums[2];
+      residual(x, sums);
       const double relative = Details::relativeTo(sums);
       if (relative <= sweepTolerance_) {
         report.reason = "converged in " + std::to_string(sweep - 1) +
@@ -473,7 +317,7 @@ SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real
         return report;
       }
     }
-    report = external_ ? solveWithExternal(x) : solveLinear(x, checked ? sums : nullptr);
+    report = solveLinear(x);
     halo_.exchange(x);
     iterations += report.iterations;
     report.iterations = iterations;
@@ -500,113 +344,7 @@ void DistributedSystem<ExecSpace>::residual(const Vector<ExecSpace>& x, double s
   multiply(assembler_->matrix(), x, q_);
   Blas::copy(rhs_, r_);
   Blas::axpby(Real(-1), q_, Real(1), r_);
-  sums[0] = localDot(r_, r_);
-  sums[1] = localDot(rhs_, rhs_);
-  sumOverRanks(sums, 2);
-}
-
-template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solveLinear(const Vector<ExecSpace>& x,
-                                                       const double* known) {
-  double sums[2];
-  if (known) {
-    sums[0] = known[0];
-    sums[1] = known[1];
-  } else {
-    residual(x, sums);
-  }
-  SolverReport report;
-  report.solver = "distributed " + solver_ + "+jacobi";
-  report.initialResidual = std::sqrt(sums[0]);
-  report.finalResidual = report.initialResidual;
-  const double target = tolerance_ * std::sqrt(sums[1]);
-  report.converged = report.finalResidual <= target;
-  if (!report.converged) {
-    if (solver_ == "cg")
-      conjugateGradient(x, target, report);
-    else
-      biCGStab(x, target, report);
-  }
-  if (report.converged)
-    report.reason = "converged";
-  else if (report.reason.empty())
-    report.reason = "not converged: iteration limit " + std::to_string(maxIterations_) +
-                    " reached with residual " + std::to_string(report.finalResidual) +
-                    " > target " + std::to_string(target);
-  return report;
-}
-
-template <class ExecSpace>
-void DistributedSystem<ExecSpace>::conjugateGradient(const Vector<ExecSpace>& x,
-                                                     double target,
-                                                     SolverReport& report) {
-  precondition(r_, z_);
-  double rz = localDot(r_, z_);
-  sumOverRanks(&rz, 1);
-  Blas::copy(z_, p_);
-  while (!report.converged && report.iterations < maxIterations_) {
-    applyOverlapped(p_, q_);
-    const double pq = dot(p_, q_);
-    if (!(pq > 0)) {
-      report.reason = "breakdown: p.Ap = " + std::to_string(pq) +
-                      " is not positive (is the operator symmetric positive definite?)";
-      return;
-    }
-    const double alpha = rz / pq;
-    Blas::axpby(Real(alpha), p_, Real(1), x);
-    Blas::axpby(Real(-alpha), q_, Real(1), r_);
-    precondition(r_, z_);
-    double next[2] = {localDot(r_, z_), localDot(r_, r_)};  // one reduction for both
-    sumOverRanks(next, 2);
-    ++report.iterations;
-    report.finalResidual = std::sqrt(next[1]);
-    report.converged = report.finalResidual <= target;
-    Blas::axpby(Real(1), z_, Real(next[0] / rz), p_);
-    rz = next[0];
-  }
-}
-
-/// Right-preconditioned BiCGStab (van der Vorst), Jacobi: y = M^-1 p, z = M^-1 s.
-template <class ExecSpace>
-void DistributedSystem<ExecSpace>::biCGStab(const Vector<ExecSpace>& x, double target,
-                                            SolverReport& report) {
-  Blas::copy(r_, rHat_);
-  Blas::fill(p_, Real(0));  // p = v = 0
-  Blas::fill(q_, Real(0));
-  double rho = 1, alpha = 1, omega = 1;
-  double rhoNext = localDot(rHat_, r_);
-  sumOverRanks(&rhoNext, 1);
-  while (!report.converged && report.iterations < maxIterations_) {
-    if (rhoNext == 0 || omega == 0) {
-      report.reason = "breakdown: rho = " + std::to_string(rhoNext) +
-                      ", omega = " + std::to_string(omega);
-      return;
-    }
-    const double beta = (rhoNext / rho) * (alpha / omega);
-    rho = rhoNext;
-    Blas::axpby(Real(-omega), q_, Real(1), p_);  // p = r + beta (p - omega v)
-    Blas::axpby(Real(1), r_, Real(beta), p_);
-    precondition(p_, y_);
-    applyOverlapped(y_, q_);  // v = A y
-    alpha = rho / dot(rHat_, q_);
-    Blas::copy(r_, s_);  // s = r - alpha v
-    Blas::axpby(Real(-alpha), q_, Real(1), s_);
-    precondition(s_, z_);
-    applyOverlapped(z_, t_);  // t = A z
-    double ts[2] = {localDot(t_, s_), localDot(t_, t_)};
-    sumOverRanks(ts, 2);
-    omega = ts[1] > 0 ? ts[0] / ts[1] : 0;
-    Blas::axpby(Real(alpha), y_, Real(1), x);  // x += alpha y + omega z
-    Blas::axpby(Real(omega), z_, Real(1), x);
-    Blas::copy(s_, r_);  // r = s - omega t
-    Blas::axpby(Real(-omega), t_, Real(1), r_);
-    double next[2] = {localDot(r_, r_), localDot(rHat_, r_)};
-    sumOverRanks(next, 2);
-    ++report.iterations;
-    report.finalResidual = std::sqrt(next[0]);
-    report.converged = report.finalResidual <= target;
-    rhoNext = next[1];
-  }
+  operator_->space().dots(r_, r_, rhs_, rhs_, sums);
 }
 
 #define KFVM_INSTANTIATE_DISTRIBUTED(Space) template class DistributedSystem<Space>;

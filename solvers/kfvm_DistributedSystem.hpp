@@ -2,9 +2,9 @@
 #define KFVM_DISTRIBUTED_SYSTEM_HPP
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_DistributedOperator.hpp>
 #include <kfvm_HaloExchange.hpp>
 #include <kfvm_LinearSolver.hpp>
-#include <kfvm_StencilOperator.hpp>
 
 #include <memory>
 #include <string>
@@ -19,9 +19,10 @@ namespace kfvm {
 /// with the ordinary Assembler. The rows of its owned cells are then exactly the rows
 /// of the global matrix: every face of an owned cell is a face of the local mesh, and a
 /// ghost cell holds the neighbour's value after a halo exchange. The ghost rows are
-/// never used. The solve is Jacobi-preconditioned CG. The search direction is
-/// exchanged before every product. Dot products run over owned cells, and the partial
-/// sums of each iteration go to one MPI_Allreduce: two values, r.z and r.r.
+/// never used. The solve is kfvm's solver stack over a DistributedOperator: any Krylov
+/// method with any preconditioner (makeLinearSolver(); Jacobi-CG by default), the
+/// operator exchanging a vector's ghosts before each product and the dot products
+/// summed over the ranks.
 ///
 /// Boundary conditions go on the physical patches only (isPhysical()). A side facing
 /// another rank is not a boundary. Coefficient fields must be given on every local
@@ -31,8 +32,8 @@ namespace kfvm {
 /// need a system made with two ghost layers. With the fourth-order term a product needs
 /// edge and corner ghosts too, so it exchanges them all first, without overlap.
 ///
-/// Another solver may take over (setSolver() with a LinearSolver, such as a Trilinos
-/// one): it is given ownedRows(), this rank's rows of the global matrix, and vectors of
+/// A solver that takes ghost columns (a Trilinos one, setSolver() with a LinearSolver)
+/// is given ownedRows() instead, this rank's rows of the global matrix, and vectors of
 /// owned entries. ownedGlobalIds() and columnGlobalIds() number those rows and columns
 /// globally, with the native path's ownership.
 template <class ExecSpace>
@@ -53,13 +54,14 @@ class DistributedSystem {
   /// The equation on localMesh(); throws kfvm::Error naming a patch that faces another
   /// rank but has a condition, or a term that is not supported (see above).
   void setEquation(const Equation<ExecSpace>& equation);
-  /// "cg" or "bicgstab", the relative tolerance ||b - A x|| / ||b|| and the iteration
-  /// limit (defaults "cg", 1e-10, 10000); throws kfvm::Error naming a bad value.
+  /// A native solver by name with the relative tolerance ||b - A x|| / ||b|| and the
+  /// iteration limit, Jacobi-preconditioned (defaults "cg", 1e-10, 10000); throws
+  /// kfvm::Error naming a bad value.
   void setSolver(const std::string& name, double tolerance, int maxIterations);
-  /// Solves with solver from now on, instead of the native path. It must take a matrix
-  /// of owned rows with ghost columns and make its own global reductions, as
-  /// makeTrilinosSolver(name, parameters, comm, ownedGlobalIds(), columnGlobalIds())
-  /// does.
+  /// Any solver from now on. A native one (makeLinearSolver()) gets the distributed
+  /// operator. One that takes ghost columns gets the owned rows and must make its own
+  /// global reductions, as makeTrilinosSolver(name, parameters, comm, ownedGlobalIds(),
+  /// columnGlobalIds()) does.
   void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
   /// Products of the native solvers by the matrix-free stencil (StencilOperator) instead
   /// of the assembled matrix: the block's interior while the faces are exchanged, then
@@ -86,21 +88,16 @@ class DistributedSystem {
   SolverReport step(CellField<ExecSpace>& phi, Real dt);
   SolverReport solveSteady(CellField<ExecSpace>& phi);
 
-  /// sum over every rank's owned cells of x y.
+  /// sum over every rank's owned cells of x y. Needs setEquation().
   double dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
+  /// The operator of the last setEquation() (nullptr before).
+  const DistributedOperator<ExecSpace>* linearOperator() const { return operator_.get(); }
 
  private:
   SolverReport solve(CellField<ExecSpace>& phi, Real invDt);
-  void conjugateGradient(const Vector<ExecSpace>& x, double target, SolverReport& report);
-  void biCGStab(const Vector<ExecSpace>& x, double target, SolverReport& report);
-  double localDot(const Vector<ExecSpace>& a, const Vector<ExecSpace>& b) const;
-  /// y = A x on owned rows, the face exchange of x overlapping the inner rows.
-  void applyOverlapped(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y);
-  void precondition(const Vector<ExecSpace>& from, const Vector<ExecSpace>& to) const;
-  void sumOverRanks(double* values, int count) const;
-  SolverReport solveWithExternal(const Vector<ExecSpace>& x);
-  /// The native solve; sums: {r.r, b.b} when r_ already holds b - A x (residual()).
-  SolverReport solveLinear(const Vector<ExecSpace>& x, const double* sums = nullptr);
+  /// The linear solve of the assembled system, into x.
+  SolverReport solveLinear(const Vector<ExecSpace>& x);
+  SolverReport solveOwnedRows(const Vector<ExecSpace>& x);
   /// r_ = b - A x on the owned rows, and sums = {r.r, b.b} over every rank; x's ghosts
   /// must be exchanged.
   void residual(const Vector<ExecSpace>& x, double sums[2]);
@@ -109,20 +106,14 @@ class DistributedSystem {
   MPI_Comm comm_;
   HaloExchange<ExecSpace> halo_;
   int ghostLayers_ = 1;
-  bool fullExchange_ = false;  // products exchange edges and corners too
   int maxSweeps_ = 20;
   double sweepTolerance_ = 1e-8;
   Mesh<ExecSpace> mesh_;
   std::unique_ptr<Assembler<ExecSpace>> assembler_;
-  Vector<ExecSpace> owned_;  // 1 on owned cells, 0 on ghosts
-  // Owned cells with no ghost neighbour, and those next to a ghost.
-  DeviceView<Ordinal*, ExecSpace> innerRows_, edgeRows_;
-  Vector<ExecSpace> rhs_, r_, z_, p_, q_, rHat_, y_, s_, t_;
+  std::unique_ptr<DistributedOperator<ExecSpace>> operator_;
+  bool matrixFree_ = false;
+  Vector<ExecSpace> rhs_, r_, q_;
   CellField<ExecSpace> previous_;  // phi at the start of the step
-  // The matrix-free product: the stencil, the block's interior and rim (local cells).
-  std::unique_ptr<StencilOperator<ExecSpace>> stencil_;
-  std::array<int, 3> innerBegin_{}, innerEnd_{};
-  std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> rimBoxes_;
   // Owned cells in row order; the local cell of each column of the owned rows; the
   // owned rows, the local matrix's entry each entry comes from; owned-entry vectors.
   DeviceView<Ordinal*, ExecSpace> ownedCells_;
@@ -130,10 +121,7 @@ class DistributedSystem {
   CrsMatrix<ExecSpace> ownedRows_;
   DeviceView<Offset*, ExecSpace> entrySources_;
   Vector<ExecSpace> ownedRhs_, ownedX_;
-  std::unique_ptr<LinearSolver<ExecSpace>> external_;
-  std::string solver_ = "cg";
-  double tolerance_ = 1e-10;
-  int maxIterations_ = 10000;
+  std::unique_ptr<LinearSolver<ExecSpace>> solver_;
 };
 
 }  // namespace kfvm

@@ -97,11 +97,25 @@ StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
   StepReport report;
   report.sweepResiduals.push_back(
       Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_));
-  solver_->setMatrix(assembler_.matrix());
+  setOperator();
   static_cast<SolverReport&>(report) = solver_->solve(rhs_, phi.values());
   report.totalIterations = report.iterations;
   report.sweeps = 1;
   return report;
+}
+
+template <class ExecSpace>
+void ImplicitStepper<ExecSpace>::setMatrixFree(bool on) {
+  matrixFree_.reset();
+  if (on) matrixFree_ = std::make_unique<MatrixFreeOperator<ExecSpace>>(assembler_);
+}
+
+template <class ExecSpace>
+void ImplicitStepper<ExecSpace>::setOperator() {
+  if (matrixFree_)
+    solver_->setOperator(*matrixFree_);
+  else
+    solver_->setMatrix(assembler_.matrix());
 }
 
 template <class ExecSpace>
@@ -120,7 +134,7 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
       report.sweepResiduals.push_back(residual);
       if (sweep > 1 && residual <= double(sweepTolerance_)) return report;
     }
-    solver_->setMatrix(assembler_.matrix());
+    setOperator();
     const bool relax = sweeping && relaxation_ < 1;
     if (relax) Blas::copy(phi.values(), iterate_);
     SolverReport linear = solver_->solve(rhs_, phi.values());

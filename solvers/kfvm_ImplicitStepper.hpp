@@ -3,6 +3,7 @@
 
 #include <kfvm_Assembler.hpp>
 #include <kfvm_LinearSolver.hpp>
+#include <kfvm_MatrixFreeOperator.hpp>
 
 #include <memory>
 #include <string>
@@ -62,14 +63,24 @@ class ImplicitStepper {
   /// relaxation in (0, 1] under-relaxes each sweep's update (default 1: none).
   void setSweeps(int maxSweeps, Real tolerance, Real relaxation = 1);
 
+  /// Linear solves by the matrix-free stencil (MatrixFreeOperator) instead of the
+  /// assembled matrix: the same answers to rounding, fewer bytes per product. The
+  /// preconditioner must not need the matrix (jacobi, chebyshev, none). Throws
+  /// kfvm::Error for an equation with the fourth-order term.
+  void setMatrixFree(bool on);
+  bool matrixFree() const { return matrixFree_ != nullptr; }
+
   const Assembler<ExecSpace>& assembler() const { return assembler_; }
   LinearSolver<ExecSpace>& solver() { return *solver_; }
 
  private:
   StepReport solve(CellField<ExecSpace>& phi, Real invDt, Real theta);
+  /// Hands the solver the matrix, or the matrix-free operator.
+  void setOperator();
 
   Assembler<ExecSpace> assembler_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
+  std::unique_ptr<MatrixFreeOperator<ExecSpace>> matrixFree_;
   CellField<ExecSpace> previous_;
   Vector<ExecSpace> rhs_;
   Vector<ExecSpace> work_;  // nonlinear residuals; allocated only when sweeps are needed

@@ -3,7 +3,9 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Config.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_KrylovMethod.hpp>
 #include <kfvm_LinearSolver.hpp>
+#include <kfvm_Preconditioner.hpp>
 
 #include "detail/kfvm_NativeSolvers.hpp"
 
@@ -11,10 +13,12 @@
 #include <kfvm_TrilinosSolver.hpp>
 #endif
 
+#include <algorithm>
+
 namespace kfvm {
 
 std::vector<std::string> linearSolverNames() {
-  std::vector<std::string> names = {"cg", "bicgstab", "gmres"};
+  std::vector<std::string> names = krylovMethodNames();
 #ifdef KFVM_HAVE_TRILINOS
   for (const auto& name : trilinosSolverNames()) names.push_back(name);
 #endif
@@ -24,14 +28,16 @@ std::vector<std::string> linearSolverNames() {
 template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& name,
                                                           const Parameters& parameters) {
-  if (name == "cg" || name == "bicgstab" || name == "gmres") {
+  const auto native = krylovMethodNames();
+  if (std::find(native.begin(), native.end(), name) != native.end()) {
     std::set<std::string> known = {"tolerance", "absolute_tolerance", "max_iterations",
                                    "preconditioner", "criterion"};
-    if (name == "gmres") known.insert("restart");
-    parameters.requireKnown(known, "solver '" + name + "'");
-    if (name == "cg") return Details::makeConjugateGradient<ExecSpace>(parameters);
-    if (name == "bicgstab") return Details::makeBiCGStab<ExecSpace>(parameters);
-    return Details::makeGmres<ExecSpace>(parameters);
+    for (const auto& key : krylovMethodParameters(name)) known.insert(key);
+    const std::string preconditioner = parameters.getString("preconditioner", "jacobi");
+    for (const auto& key : preconditionerParameters(preconditioner)) known.insert(key);
+    parameters.requireKnown(
+        known, "solver '" + name + "' with preconditioner '" + preconditioner + "'");
+    return Details::makeKrylovSolver<ExecSpace>(name, parameters);
   }
 #ifdef KFVM_HAVE_TRILINOS
   if (isTrilinosSolverName(name)) return makeTrilinosSolver<ExecSpace>(name, parameters);

@@ -3,6 +3,7 @@
 #include "kfvm_TestHelpers.hpp"
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_IncompleteLU.hpp>
 #include <kfvm_LinearSolver.hpp>
 
 namespace kfvm::Test {

@@ -180,7 +180,9 @@ void addCahnHilliardCommand(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   command->add_option("--tol", o->tolerance, "Solver and sweep tolerance")
       ->capture_default_str();
-  command->add_option("--preconditioner", o->preconditioner, "jacobi, ilu0 or none")
+  command
+      ->add_option("--preconditioner", o->preconditioner,
+                   "none, jacobi, ilu0, block-jacobi or chebyshev")
       ->capture_default_str();
   command->callback(
       [o, &context] { context.runWithKokkos([&] { return runCahnHilliard(*o); }); });

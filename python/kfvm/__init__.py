@@ -103,8 +103,14 @@ def fence():
 
 
 def linear_solver_names():
-    """Solver names :class:`Solver` takes: cg, bicgstab, gmres, and Trilinos' where built."""
+    """Solver names :class:`Solver` takes: the Krylov methods cg, fcg, bicgstab, gmres,
+    fgmres, and Trilinos' where built."""
     return list(_kfvm.linear_solver_names())
+
+
+def preconditioner_names():
+    """Preconditioner names kfvm's own Krylov methods take (``preconditioner=``)."""
+    return list(_kfvm.preconditioner_names())
 
 
 def convection_scheme_names():

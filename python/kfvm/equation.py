@@ -301,6 +301,7 @@ class Equation:
             else:
                 compiled.stepper = var.mesh._module.ImplicitStepper(
                     compiled.cpp, solver.name, solver.parameters)
+                compiled.stepper.matrix_free = solver.matrix_free
                 if sweeps is not None:
                     compiled.stepper.set_sweeps(*sweeps)
             self._compiled, self._key = compiled, key

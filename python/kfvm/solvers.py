@@ -9,10 +9,15 @@ class Solver:
     """A linear solver of kfvm by name, with its parameters.
 
     ``Solver("cg", preconditioner="jacobi", tolerance=1e-8)``; names:
-    kfvm.linear_solver_names() (cg, bicgstab, gmres, and belos:... / amesos2:... where
-    Trilinos is built). Parameters: tolerance (relative to ||b||), absolute_tolerance,
-    max_iterations (FiPy's ``iterations`` is accepted too), preconditioner (jacobi, ilu0,
-    none; Trilinos' names for Trilinos solvers), restart (gmres). A bad name or
+    kfvm.linear_solver_names() (the Krylov methods cg, fcg, bicgstab, gmres, fgmres, and
+    belos:... / amesos2:... where Trilinos is built). Parameters: tolerance (relative to
+    ||b||), criterion ("rhs" or "initial"), absolute_tolerance, max_iterations (FiPy's
+    ``iterations`` is accepted too), preconditioner (kfvm.preconditioner_names(): jacobi,
+    none, ilu0, block-jacobi, chebyshev; Trilinos' names for Trilinos solvers),
+    chebyshev_degree, chebyshev_eigen_iterations, chebyshev_boost, chebyshev_ratio,
+    chebyshev_estimate (chebyshev), restart (gmres, fgmres). ``matrix_free=True`` solves
+    with the matrix-free stencil instead of the assembled matrix (kfvm's own methods,
+    with a preconditioner that needs no matrix: jacobi, chebyshev, none). A bad name or
     parameter raises kfvm.Error when the solver is first used.
     """
 
@@ -24,6 +29,11 @@ class Solver:
         if "precon" in parameters:
             parameters["preconditioner"] = parameters.pop("precon")
         self.name = name
+        matrix_free = parameters.pop("matrix_free", False)
+        if not isinstance(matrix_free, bool):
+            raise _kfvm.Error("solver parameter matrix_free must be True or False, got %r"
+                              % (matrix_free,))
+        self.matrix_free = matrix_free
         self.parameters = {}
         for key, value in parameters.items():
             if isinstance(value, bool) or not isinstance(value, (_numbers.Real, str)):
@@ -32,10 +42,12 @@ class Solver:
             self.parameters[key] = repr(float(value)) if isinstance(value, float) else str(value)
 
     def _key(self):
-        return (self.name, tuple(sorted(self.parameters.items())))
+        return (self.name, self.matrix_free, tuple(sorted(self.parameters.items())))
 
     def __repr__(self):
         items = "".join(", %s=%s" % kv for kv in sorted(self.parameters.items()))
+        if self.matrix_free:
+            items += ", matrix_free=True"
         return "Solver(%r%s)" % (self.name, items)
 
 

@@ -10,6 +10,7 @@
 #include <kfvm_ExplicitStepper.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_LinearSolver.hpp>
+#include <kfvm_Preconditioner.hpp>
 
 #include <cmath>
 #include <map>
@@ -156,6 +157,7 @@ void bindSharedEquationTypes(py::module_& module) {
       });
 
   module.def("linear_solver_names", &linearSolverNames);
+  module.def("preconditioner_names", &preconditionerNames);
   module.def("convection_scheme_names", &convectionSchemeNames);
 }
 
@@ -305,6 +307,9 @@ void bindEquations(py::module_& backend) {
            [](PyImplicit& s, int maxSweeps, double tolerance, double relaxation) {
              s.value.setSweeps(maxSweeps, Real(tolerance), Real(relaxation));
            })
+      .def_property(
+          "matrix_free", [](const PyImplicit& s) { return s.value.matrixFree(); },
+          [](PyImplicit& s, bool on) { s.value.setMatrixFree(on); })
       .def_property_readonly("solver_name",
                              [](PyImplicit& s) { return s.value.solver().name(); })
       .def_property_readonly("preconditioner_name", [](PyImplicit& s) {

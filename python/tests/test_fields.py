@@ -72,7 +72,7 @@ def test_bad_arguments_raise_kfvm_errors_not_crashes():
 def test_error_messages_are_the_cpp_ones():
     mesh = kfvm.Grid1D(nx=4)
     phi = kfvm.CellVariable(mesh)
-    with pytest.raises(kfvm.Error, match="unknown solver 'nosuch' \\(known: cg, bicgstab, gmres"):
+    with pytest.raises(kfvm.Error, match="unknown solver 'nosuch' \\(known: cg, fcg, bicgstab, gmres, fgmres"):
         (kfvm.DiffusionTerm() == 0).solve(var=phi, solver="nosuch")
     with pytest.raises(ValueError, match="cannot open '/nonexistent/f.vtr.tmp' for writing"):
         kfvm.write_vtk("/nonexistent/f.vtr", phi)

@@ -269,3 +269,36 @@ def test_failed_solve_raises_with_the_report_or_returns_it():
     assert isinstance(error.value, kfvm.Error) and isinstance(error.value, ValueError)
     report = eq.solve(var=phi, solver=kfvm.Solver("cg", max_iterations=2), check=False)
     assert not report and "2" in report.reason
+
+
+@pytest.mark.parametrize("method", ["cg", "fcg", "bicgstab", "gmres", "fgmres"])
+@pytest.mark.parametrize("preconditioner", ["none", "jacobi", "chebyshev"])
+def test_matrix_free_steps_equal_matrix_steps(method, preconditioner):
+    mesh = kfvm.Grid2D(nx=12, ny=9, dx=0.1, dy=0.15)
+    D = kfvm.CellVariable(mesh, value=1.0 + 0.5 * np.sin(3 * mesh.x))
+    answers = []
+    for matrix_free in (False, True):
+        phi = kfvm.CellVariable(mesh, value=np.cos(2 * mesh.y))
+        phi.constrain(1.0, mesh.facesLeft)
+        eq = kfvm.TransientTerm() == kfvm.DiffusionTerm(coeff=D)
+        solver = kfvm.Solver(method, preconditioner=preconditioner,
+                             tolerance=1e-12 if DOUBLE else 1e-6, matrix_free=matrix_free)
+        for _ in range(3):
+            report = eq.solve(var=phi, dt=0.01, solver=solver)
+            assert report.converged, report.reason
+        answers.append(phi.value.copy())
+    assert np.max(np.abs(answers[0] - answers[1])) < TIGHT
+
+
+def test_the_solver_stack_names_and_a_matrix_free_solver_that_needs_a_matrix():
+    assert kfvm.preconditioner_names() == ["none", "jacobi", "ilu0", "block-jacobi",
+                                           "chebyshev"]
+    assert {"fcg", "fgmres"} <= set(kfvm.linear_solver_names())
+    mesh = kfvm.Grid1D(nx=10)
+    phi = kfvm.CellVariable(mesh)
+    eq = kfvm.TransientTerm() == kfvm.DiffusionTerm()
+    with pytest.raises(kfvm.Error, match="'ilu0' needs an assembled matrix"):
+        eq.solve(var=phi, dt=0.1, solver=kfvm.Solver("cg", preconditioner="ilu0",
+                                                     matrix_free=True))
+    with pytest.raises(kfvm.Error, match="matrix_free must be True or False"):
+        kfvm.Solver("cg", matrix_free=1)

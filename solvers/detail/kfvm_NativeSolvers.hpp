@@ -5,18 +5,11 @@
 
 namespace kfvm::Details {
 
+/// kfvm's native solver: the Krylov method name with the preconditioner its parameters
+/// name, over the operator given by setMatrix() or setOperator().
 template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeConjugateGradient(
-    const Parameters& parameters);
-template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeBiCGStab(const Parameters& parameters);
-template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeGmres(const Parameters& parameters);
-
-/// Report of a solve that ends at residual; the reason says why.
-SolverReport finishReport(const std::string& solver, int iterations,
-                          double initialResidual, double residual, double target,
-                          bool stoppedByLimit);
+std::unique_ptr<LinearSolver<ExecSpace>> makeKrylovSolver(const std::string& name,
+                                                          const Parameters& parameters);
 
 }  // namespace kfvm::Details
 

@@ -4,8 +4,6 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_TrilinosSolver.hpp>
 
-#include <detail/kfvm_NativeSolvers.hpp>
-
 #include <Amesos2.hpp>
 #include <BelosLinearProblem.hpp>
 #include <BelosSolverFactory.hpp>

@@ -2,20 +2,18 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 
-#include "detail/kfvm_NativeSolvers.hpp"
+#include "detail/kfvm_KrylovMakers.hpp"
 
 #include <cmath>
 
 namespace kfvm::Details {
 
 template <class ExecSpace>
-class BiCGStab final : public LinearSolver<ExecSpace> {
+class BiCGStab final : public KrylovMethod<ExecSpace> {
  public:
-  explicit BiCGStab(const Parameters& parameters)
-      : LinearSolver<ExecSpace>("bicgstab", parameters) {}
+  BiCGStab() : KrylovMethod<ExecSpace>("bicgstab") {}
 
- private:
-  void setupImpl(Ordinal n) override {
+  void allocate(Ordinal n) override {
     r_ = Vector<ExecSpace>("kfvm::BiCGStab::r", n);
     shadow_ = Vector<ExecSpace>("kfvm::BiCGStab::shadow", n);
     p_ = Vector<ExecSpace>("kfvm::BiCGStab::p", n);
@@ -25,27 +23,30 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
     t_ = Vector<ExecSpace>("kfvm::BiCGStab::t", n);
   }
 
-  SolverReport solveImpl(const Vector<ExecSpace>& b,
-                         const Vector<ExecSpace>& x) override {
-    const auto& A = this->matrix();
-    const double initial = this->residual(b, x, r_);
-    const double target = this->target(Blas::norm2(b), initial);
-    double residual = initial;
+  SolverReport solve(const LinearOperator<ExecSpace>& A,
+                     const Preconditioner<ExecSpace>& M, const Vector<ExecSpace>& b,
+                     const Vector<ExecSpace>& x,
+                     const StoppingCriterion& criterion) override {
+    const auto& space = A.space();
+    const int maxIterations = criterion.maxIterations;
+    const double initial = residual(A, b, x, r_);
+    const double target = criterion.target(space.norm2(b), initial);
+    double norm = initial;
     int iteration = 0;
-    if (residual <= target)
-      return finishReport("bicgstab", 0, initial, residual, target, false);
+    if (norm <= target)
+      return finishReport(this->name(), 0, initial, norm, target, false);
     bool breakdown = false;
     // The recursive residual can drift from the true one (strongly non-normal matrices,
     // e.g. convection-dominated ones): a claimed convergence is checked against the true
     // residual, and the iteration restarts from it when they disagree.
-    while (iteration < this->maxIterations()) {
+    while (iteration < maxIterations) {
       breakdown = false;
       Blas::copy(r_, shadow_);
       Blas::fill(p_, Real(0));
       Blas::fill(v_, Real(0));
       double rho = 1, alpha = 1, omega = 1;
-      while (iteration < this->maxIterations()) {
-        const double rhoNext = Blas::dot(shadow_, r_);
+      while (iteration < maxIterations) {
+        const double rhoNext = space.dot(shadow_, r_);
         if (rhoNext == 0 || omega == 0) {
           breakdown = true;
           break;
@@ -54,9 +55,9 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
         rho = rhoNext;
         Blas::axpby(Real(-omega), v_, Real(1), p_);  // p = r + beta (p - omega v)
         Blas::axpby(Real(1), r_, Real(beta), p_);
-        this->precondition(p_, pHat_);
-        multiply(A, pHat_, v_);
-        const double shadowV = Blas::dot(shadow_, v_);
+        M.apply(p_, pHat_);
+        A.apply(pHat_, v_);
+        const double shadowV = space.dot(shadow_, v_);
         if (shadowV == 0) {
           breakdown = true;
           break;
@@ -65,37 +66,38 @@ class BiCGStab final : public LinearSolver<ExecSpace> {
         Blas::axpby(Real(-alpha), v_, Real(1), r_);  // r now holds s
         Blas::axpby(Real(alpha), pHat_, Real(1), x);
         ++iteration;
-        residual = Blas::norm2(r_);
-        if (residual <= target || !std::isfinite(residual)) break;
-        this->precondition(r_, sHat_);
-        multiply(A, sHat_, t_);
-        const double tt = Blas::dot(t_, t_);
-        omega = tt > 0 ? Blas::dot(t_, r_) / tt : 0.0;
+        norm = space.norm2(r_);
+        if (norm <= target || !std::isfinite(norm)) break;
+        M.apply(r_, sHat_);
+        A.apply(sHat_, t_);
+        double tSums[2];  // (t.r, t.t) in one reduction
+        space.dots(t_, r_, t_, t_, tSums);
+        omega = tSums[1] > 0 ? tSums[0] / tSums[1] : 0.0;
         Blas::axpby(Real(omega), sHat_, Real(1), x);
         Blas::axpby(Real(-omega), t_, Real(1), r_);
-        residual = Blas::norm2(r_);
-        if (residual <= target || !std::isfinite(residual)) break;
+        norm = space.norm2(r_);
+        if (norm <= target || !std::isfinite(norm)) break;
       }
-      if (!std::isfinite(residual)) break;
-      const double recursive = residual;
-      residual = this->residual(b, x, r_);  // the true residual, into r_
-      if (residual <= target) break;
+      if (!std::isfinite(norm)) break;
+      const double recursive = norm;
+      norm = Details::residual(A, b, x, r_);  // the true residual, into r_
+      if (norm <= target) break;
       if (breakdown && !(recursive <= target)) break;
     }
-    return finishReport("bicgstab", iteration, initial, residual, target,
-                        !breakdown && iteration >= this->maxIterations());
+    return finishReport(this->name(), iteration, initial, norm, target,
+                        !breakdown && iteration >= maxIterations);
   }
 
   Vector<ExecSpace> r_, shadow_, p_, pHat_, v_, sHat_, t_;
 };
 
 template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeBiCGStab(const Parameters& parameters) {
-  return std::make_unique<BiCGStab<ExecSpace>>(parameters);
+std::unique_ptr<KrylovMethod<ExecSpace>> makeBiCGStab() {
+  return std::make_unique<BiCGStab<ExecSpace>>();
 }
 
 #define KFVM_INSTANTIATE_BICGSTAB(Space) \
-  template std::unique_ptr<LinearSolver<Space>> makeBiCGStab<Space>(const Parameters&);
+  template std::unique_ptr<KrylovMethod<Space>> makeBiCGStab<Space>();
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_BICGSTAB)
 
 }  // namespace kfvm::Details

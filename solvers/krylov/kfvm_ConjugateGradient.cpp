@@ -1,17 +1,21 @@
-// Preconditioned conjugate gradients, for symmetric positive definite matrices.
+// Preconditioned conjugate gradients, for symmetric positive definite operators, and
+// flexible CG (Notay's FCG(1)) for preconditioners that are not a fixed operator.
 //
-// With the Jacobi preconditioner or none, an iteration is three kernels and one host
-// round trip: (1) q = A p with p.q; (2) x += alpha p, r -= alpha q, z = M^-1 r with r.z
-// and r.r, alpha = r.z / p.q read on the device; (3) p = z + beta p, beta read on the
-// device. The sums stay in device Views; a one-thread kernel publishes (r.z, r.r, p.q)
-// to pinned host memory, and the host waits once (a fence) to read them and decide
-// convergence. With ILU(0) the unfused loop runs.
+// The fused iteration (one process, Jacobi or no preconditioner, plain CG) is three
+// kernels and one host round trip: (1) q = A p with p.q (fused with the CRS product;
+// a separate reduction into device memory after a matrix-free product); (2) x += alpha
+// p, r -= alpha q, z = M^-1 r with r.z and r.r, alpha = r.z / p.q read on the device;
+// (3) p = z + beta p, beta read on the device. The sums stay in device Views; a
+// one-thread kernel publishes (r.z, r.r, p.q) to pinned host memory, and the host waits
+// once (a fence) to read them and decide convergence. Otherwise (any preconditioner, or
+// many processes) the general loop runs: two reductions per iteration, (p.q) and (r.z,
+// r.r) together.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_KokkosCompat.hpp>
 
-#include "detail/kfvm_NativeSolvers.hpp"
+#include "detail/kfvm_KrylovMakers.hpp"
 
 #include <cmath>
 
@@ -35,6 +39,15 @@ struct ProductAndDot {
     const Real sum = rowProduct(columns, values, p, offsets(row), offsets(row + 1));
     q(row) = sum;
     sums.value[PQ] += double(p(row)) * double(sum);
+  }
+};
+
+/// p.q into sums (after a product that is not the CRS one).
+template <class ExecSpace>
+struct DirectionDot {
+  Vector<ExecSpace> p, q;
+  KOKKOS_FUNCTION void operator()(Ordinal row, CgSums& sums) const {
+    sums.value[PQ] += double(p(row)) * double(q(row));
   }
 };
 
@@ -93,17 +106,20 @@ struct InitialDots {
 };
 
 template <class ExecSpace>
-class ConjugateGradient final : public LinearSolver<ExecSpace> {
+class ConjugateGradient final : public KrylovMethod<ExecSpace> {
  public:
-  explicit ConjugateGradient(const Parameters& parameters)
-      : LinearSolver<ExecSpace>("cg", parameters) {}
+  explicit ConjugateGradient(bool flexible)
+      : KrylovMethod<ExecSpace>(flexible ? "fcg" : "cg"), flexible_(flexible) {}
 
- private:
-  void setupImpl(Ordinal n) override {
+  bool flexible() const override { return flexible_; }
+
+  void allocate(Ordinal n) override {
     r_ = Vector<ExecSpace>("kfvm::ConjugateGradient::r", n);
     z_ = Vector<ExecSpace>("kfvm::ConjugateGradient::z", n);
     p_ = Vector<ExecSpace>("kfvm::ConjugateGradient::p", n);
     q_ = Vector<ExecSpace>("kfvm::ConjugateGradient::q", n);
+    if (flexible_)
+      rPrevious_ = Vector<ExecSpace>("kfvm::ConjugateGradient::rPrevious", n);
     product_ = CgSumsView<ExecSpace>("kfvm::ConjugateGradient::product");
     for (int s = 0; s < 2; ++s)
       sums_[s] = CgSumsView<ExecSpace>("kfvm::ConjugateGradient::sums");
@@ -111,40 +127,59 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
         "kfvm::ConjugateGradient::published");
   }
 
-  SolverReport solveImpl(const Vector<ExecSpace>& b,
-                         const Vector<ExecSpace>& x) override {
-    const double initial = this->residual(b, x, r_);
-    const double target = this->target(Blas::norm2(b), initial);
-    if (initial <= target) return finishReport("cg", 0, initial, initial, target, false);
-    return this->preconditionerName() == "ilu0" ? unfused(x, initial, target)
-                                                : fused(x, initial, target);
+  SolverReport solve(const LinearOperator<ExecSpace>& A,
+                     const Preconditioner<ExecSpace>& M, const Vector<ExecSpace>& b,
+                     const Vector<ExecSpace>& x,
+                     const StoppingCriterion& criterion) override {
+    const double initial = residual(A, b, x, r_);
+    const double target = criterion.target(A.space().norm2(b), initial);
+    if (initial <= target)
+      return finishReport(this->name(), 0, initial, initial, target, false);
+    const bool pointwise = M.isIdentity() || M.pointwiseWeights() != nullptr;
+    return !flexible_ && pointwise && !A.space().distributed()
+               ? fused(A, M, x, initial, target, criterion.maxIterations)
+               : general(A, M, x, initial, target, criterion.maxIterations);
   }
 
-  SolverReport fused(const Vector<ExecSpace>& x, double initial, double target) {
-    const auto& A = this->matrix();
+ private:
+  SolverReport fused(const LinearOperator<ExecSpace>& A,
+                     const Preconditioner<ExecSpace>& M, const Vector<ExecSpace>& x,
+                     double initial, double target, int maxIterations) {
     const ExecSpace space;
-    const Ordinal n = A.numRows();
-    const bool jacobi = this->preconditionerName() == "jacobi";
+    const Ordinal n = A.size();
+    const bool jacobi = !M.isIdentity();
+    const Vector<ExecSpace> weights =
+        jacobi ? *M.pointwiseWeights() : Vector<ExecSpace>();
     const Vector<ExecSpace>& z = jacobi ? z_ : r_;  // no preconditioner: z is r
+    const CrsMatrix<ExecSpace>* matrix = A.matrix();
     Kokkos::parallel_reduce(
         "kfvm::ConjugateGradient::initialDots", indexRange(space, n),
-        InitialDots<ExecSpace>{r_, z_, this->inverseDiagonal(), jacobi},
+        InitialDots<ExecSpace>{r_, z_, weights, jacobi},
         Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(sums_[1]));
     Kokkos::deep_copy(space, p_, z);
     double residual = initial;
     int iteration = 0;
-    while (iteration < this->maxIterations()) {
+    while (iteration < maxIterations) {
       // Iteration i reads r.z from sums_[(i + 1) % 2] and writes sums_[i % 2].
       const auto& previous = sums_[(iteration + 1) % 2];
       const auto& current = sums_[iteration % 2];
-      Kokkos::parallel_reduce(
-          "kfvm::ConjugateGradient::productAndDot", indexRange(space, n),
-          ProductAndDot<ExecSpace>{A.rowOffsets(), A.columns(), A.values(), p_, q_},
-          Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(product_));
+      if (matrix) {
+        Kokkos::parallel_reduce(
+            "kfvm::ConjugateGradient::productAndDot", indexRange(space, n),
+            ProductAndDot<ExecSpace>{matrix->rowOffsets(), matrix->columns(),
+                                     matrix->values(), p_, q_},
+            Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(product_));
+      } else {
+        A.apply(p_, q_);
+        Kokkos::parallel_reduce(
+            "kfvm::ConjugateGradient::directionDot", indexRange(space, n),
+            DirectionDot<ExecSpace>{p_, q_},
+            Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(product_));
+      }
       Kokkos::parallel_reduce(
           "kfvm::ConjugateGradient::updateAndDots", indexRange(space, n),
-          UpdateAndDots<ExecSpace>{x, r_, z_, p_, q_, this->inverseDiagonal(), previous,
-                                   product_, jacobi},
+          UpdateAndDots<ExecSpace>{x, r_, z_, p_, q_, weights, previous, product_,
+                                   jacobi},
           Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(current));
       forEachIndex("kfvm::ConjugateGradient::publishSums", space, 1,
                    PublishSums<ExecSpace>{current, published_});
@@ -158,51 +193,57 @@ class ConjugateGradient final : public LinearSolver<ExecSpace> {
       forEachIndex("kfvm::ConjugateGradient::nextDirection", space, n,
                    NextDirection<ExecSpace>{z, p_, previous, current});
     }
-    return finishReport("cg", iteration, initial, residual, target,
-                        iteration >= this->maxIterations());
+    return finishReport(this->name(), iteration, initial, residual, target,
+                        iteration >= maxIterations);
   }
 
-  /// The loop with the preconditioner applied apart (ILU(0)): dots on the host.
-  SolverReport unfused(const Vector<ExecSpace>& x, double initial, double target) {
-    const auto& A = this->matrix();
+  /// Any preconditioner, any space: reductions through the space. Flexible CG takes
+  /// beta = z_new . (r_new - r_old) / (z_old . r_old).
+  SolverReport general(const LinearOperator<ExecSpace>& A,
+                       const Preconditioner<ExecSpace>& M, const Vector<ExecSpace>& x,
+                       double initial, double target, int maxIterations) {
+    const auto& space = A.space();
     double residual = initial;
     int iteration = 0;
-    this->precondition(r_, z_);
+    M.apply(r_, z_);
     Blas::copy(z_, p_);
-    double rz = Blas::dot(r_, z_);
-    while (iteration < this->maxIterations()) {
-      multiply(A, p_, q_);
-      const double pq = Blas::dot(p_, q_);
+    double rz = space.dot(r_, z_);
+    while (iteration < maxIterations) {
+      A.apply(p_, q_);
+      const double pq = space.dot(p_, q_);
       if (!(pq > 0)) break;  // not positive definite, or breakdown
       const Real alpha = Real(rz / pq);
       Blas::axpby(alpha, p_, Real(1), x);
+      if (flexible_) Blas::copy(r_, rPrevious_);
       Blas::axpby(-alpha, q_, Real(1), r_);
+      M.apply(r_, z_);
+      double sums[2];
+      space.dots(r_, z_, r_, r_, sums);
       ++iteration;
-      residual = Blas::norm2(r_);
+      residual = std::sqrt(sums[1]);
       if (residual <= target || !std::isfinite(residual)) break;
-      this->precondition(r_, z_);
-      const double rzNext = Blas::dot(r_, z_);
-      Blas::axpby(Real(1), z_, Real(rzNext / rz), p_);
-      rz = rzNext;
+      double numerator = sums[0];
+      if (flexible_) numerator -= space.dot(rPrevious_, z_);
+      Blas::axpby(Real(1), z_, Real(numerator / rz), p_);
+      rz = sums[0];
     }
-    return finishReport("cg", iteration, initial, residual, target,
-                        iteration >= this->maxIterations());
+    return finishReport(this->name(), iteration, initial, residual, target,
+                        iteration >= maxIterations);
   }
 
-  Vector<ExecSpace> r_, z_, p_, q_;
+  bool flexible_;
+  Vector<ExecSpace> r_, z_, p_, q_, rPrevious_;
   CgSumsView<ExecSpace> product_, sums_[2];
   Kokkos::View<CgSums, Compat::HostPinnedSpace> published_;
 };
 
 template <class ExecSpace>
-std::unique_ptr<LinearSolver<ExecSpace>> makeConjugateGradient(
-    const Parameters& parameters) {
-  return std::make_unique<ConjugateGradient<ExecSpace>>(parameters);
+std::unique_ptr<KrylovMethod<ExecSpace>> makeConjugateGradient(bool flexible) {
+  return std::make_unique<ConjugateGradient<ExecSpace>>(flexible);
 }
 
-#define KFVM_INSTANTIATE_CG(Space)                                            \
-  template std::unique_ptr<LinearSolver<Space>> makeConjugateGradient<Space>( \
-      const Parameters&);
+#define KFVM_INSTANTIATE_CG(Space) \
+  template std::unique_ptr<KrylovMethod<Space>> makeConjugateGradient<Space>(bool);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_CG)
 
 }  // namespace kfvm::Details

@@ -1,0 +1,82 @@
+#ifndef KFVM_PRECONDITIONER_HPP
+#define KFVM_PRECONDITIONER_HPP
+
+#include <kfvm_LinearOperator.hpp>
+#include <kfvm_Parameters.hpp>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kfvm {
+
+/// z = M^-1 r, M an approximation of a LinearOperator that is cheap to invert (as
+/// Belos' and Ifpack2's preconditioners, PETSc's PC). Create one by name with
+/// makePreconditioner(); a Krylov method applies it.
+///
+/// setup() is called with the operator before each solve whose values may have changed.
+/// It allocates only when the operator's size or structure changed and otherwise only
+/// recomputes from the values. apply() allocates nothing. On a distributed space the
+/// preconditioner is local to each rank (block Jacobi across ranks) and z's ghost
+/// entries are 0.
+template <class ExecSpace>
+class Preconditioner {
+ public:
+  virtual ~Preconditioner() = default;
+  Preconditioner(const Preconditioner&) = delete;
+  Preconditioner& operator=(const Preconditioner&) = delete;
+
+  const std::string& name() const { return name_; }
+  /// Prepares M for op, which must stay alive until the next setup().
+  void setup(const LinearOperator<ExecSpace>& op);
+  /// z = M^-1 r; r and z are distinct vectors of the operator's space.
+  virtual void apply(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const = 0;
+
+  /// For a pointwise preconditioner (Jacobi: z = w .* r), w; nullptr otherwise. The fused
+  /// CG iteration applies it inside its update kernel.
+  virtual const Vector<ExecSpace>* pointwiseWeights() const { return nullptr; }
+  /// True for "none" (z = r).
+  virtual bool isIdentity() const { return false; }
+
+ protected:
+  explicit Preconditioner(std::string name) : name_(std::move(name)) {}
+  const LinearOperator<ExecSpace>& op() const { return *op_; }
+
+ private:
+  /// sizeChanged: allocate for op.size(); structureChanged: the pattern changed too.
+  virtual void setupImpl(const LinearOperator<ExecSpace>& op, bool sizeChanged,
+                         bool structureChanged) = 0;
+
+  std::string name_;
+  const LinearOperator<ExecSpace>* op_ = nullptr;
+  Ordinal size_ = -1;
+  long version_ = -1;
+};
+
+/// Creates a preconditioner:
+///  - "none": z = r;
+///  - "jacobi": z = r / diag(A);
+///  - "ilu0": ILU(0) of the assembled matrix (each rank's local rows on many);
+///  - "block-jacobi": ILU(0) of each variable's diagonal block of a coupled system (the
+///    couplings between variables dropped); ILU(0) for a scalar equation;
+///  - "chebyshev": the Jacobi-preconditioned Chebyshev polynomial of A, matrix-free.
+///    Parameters chebyshev_degree (3: degree - 1 products per apply),
+///    chebyshev_eigen_iterations (10: Lanczos steps of Jacobi-CG that estimate the
+///    largest eigenvalue of D^-1 A), chebyshev_boost (1.1: that estimate is multiplied
+///    by it), chebyshev_ratio (30: the smallest eigenvalue targeted is the largest over
+///    it), chebyshev_estimate ("setup": at every setup, the default; "structure": only
+///    when the structure changes).
+/// An unknown name or a bad value is a kfvm::Error naming it.
+template <class ExecSpace>
+std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(
+    const std::string& name, const Parameters& parameters = {});
+
+/// Names makePreconditioner() accepts.
+std::vector<std::string> preconditionerNames();
+/// The parameter keys preconditioner name reads.
+std::set<std::string> preconditionerParameters(const std::string& name);
+
+}  // namespace kfvm
+
+#endif

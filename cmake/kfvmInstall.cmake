@@ -23,12 +23,11 @@ set(_kfvm_layers core kernels solvers solvers/operators solvers/preconditioners
 if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_layers solvers/trilinos)
 endif()
+# Each layer's public headers (its own folder only: detail/ stays private) go flat into
+# include/kfvm, as the sources include them by file name.
 foreach(_kfvm_layer IN LISTS _kfvm_layers)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_kfvm_layer}/
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "detail" EXCLUDE PATTERN "trilinos" EXCLUDE
-                         PATTERN "operators" EXCLUDE PATTERN "preconditioners" EXCLUDE
-                         PATTERN "krylov" EXCLUDE)
+  file(GLOB _kfvm_layer_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${_kfvm_layer}/*.hpp)
+  install(FILES ${_kfvm_layer_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/kfvm_Config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)

@@ -35,6 +35,10 @@ using DeviceView = Kokkos::View<DataType, DeviceOf<ExecSpace>>;
 template <class ExecSpace>
 using Vector = DeviceView<Real*, ExecSpace>;
 
+/// One double in ExecSpace's memory: a reduction's result that stays on the device.
+template <class ExecSpace>
+using DeviceScalar = Kokkos::View<double, typename ExecSpace::memory_space>;
+
 /// A device copy of a host array (set-up data: row lists, structures), labelled.
 template <class T, class ExecSpace>
 DeviceView<T*, ExecSpace> copyToDevice(const std::vector<T>& host,

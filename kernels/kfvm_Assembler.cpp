@@ -96,21 +96,32 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   // a row whose other entries must start at zero.
   if (equation_.hasHigherOrder())
     Kokkos::deep_copy(ExecSpace(), matrix_.values(), Real(0));
-  Details::fillRows(equation_,
-                    Details::RowFillArguments<ExecSpace>{
-                        ownerWeights_, neighbourWeights_, correction_, matrix_.values(),
-                        diagonal_, diagonalEntries_, faceEntries_, phiOld.values(), rhs,
-                        invDt, theta, tvd, iterate.values()});
+  // Without the matrix (matrix-free solves), the kernels see an empty values View.
+  const DeviceView<Real*, ExecSpace> values =
+      fillsMatrix_ ? matrix_.values() : DeviceView<Real*, ExecSpace>();
+  Details::fillRows(
+      equation_, Details::RowFillArguments<ExecSpace>{
+                     ownerWeights_, neighbourWeights_, correction_, values, diagonal_,
+                     diagonalEntries_, faceEntries_, phiOld.values(), rhs, invDt, theta,
+                     tvd, iterate.values()});
   if (equation_.hasHigherOrder()) {
     Details::addHigherOrderTerm<ExecSpace>(
         equation_, theta, phiOld.values(), iterate.values(), potential_, potentialSlope_,
         matrix_.rowOffsets(), matrix_.columns(), matrix_.values(), diagonalEntries_,
         diagonal_, rhs);
   }
-  Details::addExplicitTerms(
-      equation_, Details::ExplicitTermArguments<ExecSpace>{
-                     iterate.values(), phiOld.values(), rhs, invDt, matrix_.values(),
-                     diagonalEntries_, diagonal_, explicitGradient_});
+  Details::addExplicitTerms(equation_,
+                            Details::ExplicitTermArguments<ExecSpace>{
+                                iterate.values(), phiOld.values(), rhs, invDt, values,
+                                diagonalEntries_, diagonal_, explicitGradient_});
+}
+
+template <class ExecSpace>
+void Assembler<ExecSpace>::setFillsMatrix(bool fill) {
+  require(fill || !equation_.hasHigherOrder(),
+          "Assembler::setFillsMatrix(false): the higher-order diffusion term has no "
+          "matrix-free form; its solves need the matrix");
+  fillsMatrix_ = fill;
 }
 
 template <class ExecSpace>

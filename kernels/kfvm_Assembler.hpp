@@ -34,6 +34,14 @@ class Assembler {
   void assemble(Real invDt, Real theta, const CellField<ExecSpace>& phiOld,
                 const CellField<ExecSpace>& iterate, const Vector<ExecSpace>& rhs);
 
+  /// Whether assemble() refills the matrix values (default true). Off, it refills the
+  /// face coefficients, diagonal and right-hand side only, for matrix-free solves
+  /// (StencilOperator), and matrix() keeps the values of the last fill. Throws
+  /// kfvm::Error turning it off for an equation with the fourth-order term (no
+  /// matrix-free form).
+  void setFillsMatrix(bool fill);
+  bool fillsMatrix() const { return fillsMatrix_; }
+
   /// y = K x with the face coefficients of the last assemble(): the generic face path,
   /// without the matrix.
   void applySpatialOperator(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
@@ -51,7 +59,7 @@ class Assembler {
   DeviceView<const Real*, ExecSpace> faceNeighbourCoefficients() const {
     return neighbourWeights_;
   }
-  /// Diagonal of the last assembled matrix.
+  /// Diagonal of the last assembled matrix (also when the matrix is not filled).
   Vector<ExecSpace> diagonal() const { return diagonal_; }
   /// theta of the last assemble().
   Real theta() const { return theta_; }
@@ -72,6 +80,7 @@ class Assembler {
   Vector<ExecSpace> potential_, potentialSlope_;            // higher-order term only
   Vector<ExecSpace> diagonal_;
   Real theta_ = 1;
+  bool fillsMatrix_ = true;
 };
 
 }  // namespace kfvm

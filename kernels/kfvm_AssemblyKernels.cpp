@@ -137,6 +137,7 @@ struct RowFillKernel {
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     const Real volume = g.volumes(cell);
+    const bool fillMatrix = r.values.extent(0) > 0;  // else diagonal and rhs only
     const Real mass = g.transient ? r.invDt * g.rho(cell) * volume : Real(0);
     const Real oldValue = r.old(cell);
     const Real c = g.matrixSource(cell);
@@ -151,7 +152,7 @@ struct RowFillKernel {
       if (n >= 0) {
         const auto side =
             interiorSide<ExecSpace>(cell, o, n, r.ownerWeights, r.neighbourWeights, f);
-        r.values(r.faceEntries(slot)) = -r.theta * side.aOther;
+        if (fillMatrix) r.values(r.faceEntries(slot)) = -r.theta * side.aOther;
         diag += r.theta * side.aSelf;
         Kold += side.aSelf * oldValue - side.aOther * r.old(side.other);
         if (r.tvd) b += o == cell ? -r.correction(f) : r.correction(f);
@@ -162,7 +163,7 @@ struct RowFillKernel {
         Kold += flux.aB * oldValue;
       }
     }
-    r.values(r.diagonalEntries(cell)) = diag;
+    if (fillMatrix) r.values(r.diagonalEntries(cell)) = diag;
     r.diagonal(cell) = diag;
     r.rhs(cell) = b - (1 - r.theta) * Kold;
   }

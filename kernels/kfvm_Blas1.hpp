@@ -32,6 +32,15 @@ struct Dot {
   }
 };
 
+/// x . y accumulated in double (the Krylov methods' device-side sums).
+template <class ExecSpace>
+struct DotInDouble {
+  Vector<ExecSpace> x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, double& sum) const {
+    sum += double(x(i)) * double(y(i));
+  }
+};
+
 template <class ExecSpace>
 struct Axpby {
   Real alpha;
@@ -67,6 +76,16 @@ Real dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
   return sumOverIndex("kfvm::Blas::dot", ExecSpace(), Ordinal(x.extent(0)),
                       Functors::Dot<ExecSpace>{x, y});
 #endif
+}
+
+/// x . y summed in double into result, which stays in device memory (no wait).
+template <class ExecSpace>
+void dotInto(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+             const DeviceScalar<ExecSpace>& result) {
+  Kokkos::parallel_reduce("kfvm::Blas::dotInto",
+                          indexRange(ExecSpace(), Ordinal(x.extent(0))),
+                          Functors::DotInDouble<ExecSpace>{x, y},
+                          Kokkos::Sum<double, typename ExecSpace::memory_space>(result));
 }
 
 /// ||x||_2

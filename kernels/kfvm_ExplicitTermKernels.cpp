@@ -94,7 +94,7 @@ struct ExplicitConvectionKernel {
     }
     r.rhs(cell) += inflow;
     if (diagonal != 0) {
-      r.values(r.diagonalEntries(cell)) += diagonal;
+      if (r.values.extent(0) > 0) r.values(r.diagonalEntries(cell)) += diagonal;
       r.diagonal(cell) += diagonal;
     }
   }

@@ -1,4 +1,5 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_StencilOperator.hpp>
@@ -27,6 +28,21 @@ struct StencilData {
   bool uniform;
   Real weight[3];
   bool streaming = false;  // applyRowInterior() writes y with streaming stores (host)
+  // A cell with every neighbour inside the grid, when all such cells have the same
+  // diagonal (uniform weights, constant transient and implicit source coefficients): its
+  // entry is read for every such cell (one address, cached), not each cell's own. -1
+  // otherwise, and the diagonal array is read.
+  Ordinal interiorCell = -1;
+
+  /// True when cell (i, j, k) has all its neighbours (along the grid's axes) in the grid.
+  KOKKOS_INLINE_FUNCTION bool hasAllNeighbours(int i, int j, int k) const {
+    return i > 0 && i < nx - 1 && (firstY < 0 || (j > 0 && j < ny - 1)) &&
+           (firstZ < 0 || (k > 0 && k < nz - 1));
+  }
+  KOKKOS_INLINE_FUNCTION Real diagonalOf(int i, int j, int k, Ordinal cell) const {
+    return interiorCell >= 0 && hasAllNeighbours(i, j, k) ? diagonal(interiorCell)
+                                                          : diagonal(cell);
+  }
 
   KOKKOS_INLINE_FUNCTION Real lowerWeight(int axis, Ordinal face) const {
     return uniform ? weight[axis] : lower(face);
@@ -61,8 +77,8 @@ struct StencilData {
   }
 
   KOKKOS_INLINE_FUNCTION void applyCell(int i, int j, int k, Ordinal cell) const {
-    y(cell) =
-        diagonal(cell) * x(cell) - theta * (inPlane(i, j, k, cell) + outOfPlane(k, cell));
+    y(cell) = diagonalOf(i, j, k, cell) * x(cell) -
+              theta * (inPlane(i, j, k, cell) + outOfPlane(k, cell));
   }
 
   /// Cells iBegin .. iEnd - 1 of row (j, k), all with both x neighbours (0 < iBegin,
@@ -90,6 +106,15 @@ struct StencilData {
     if (uniform) {
       const Real wx = weight[0], ws = south * weight[1], wn = north * weight[1],
                  wb = bottom * weight[2], wt = top * weight[2];
+      if (interiorCell >= 0 && hasAllNeighbours(1, j, k)) {  // the diagonal is one number
+        const Real d = diagonal(interiorCell);
+        for (int i = from; i < to; ++i)
+          out[i - from] =
+              d * xs[i] -
+              theta * (wx * (xs[i - 1] + xs[i + 1]) + ws * xs[i + toSouth] +
+                       wn * xs[i + toNorth] + wb * xs[i + toBottom] + wt * xs[i + toTop]);
+        return;
+      }
       for (int i = from; i < to; ++i)
         out[i - from] =
             ds[i] * xs[i] -
@@ -212,8 +237,8 @@ struct StencilColumns : StencilData<ExecSpace> {
     if (chunkOf(index, i, j, kBegin)) march(i, j, kBegin);
   }
 
-  /// The marching loop over the chunk from kBegin.
-  KOKKOS_INLINE_FUNCTION void march(int i, int j, int kBegin) const {
+  /// The marching loop over the chunk from kBegin; returns the chunk's sum of x y.
+  KOKKOS_INLINE_FUNCTION double march(int i, int j, int kBegin) const {
     const Ordinal plane = Ordinal(this->nx) * this->ny;
     const Ordinal column = i + Ordinal(this->nx) * j;
     const int kEnd = kBegin + depth < this->nz ? kBegin + depth : this->nz;
@@ -222,6 +247,7 @@ struct StencilColumns : StencilData<ExecSpace> {
     Real below = hasZ && kBegin > 0 ? this->x(start - plane) : Real(0);
     Real here = this->x(start);
     Real lowerFace = hasZ ? this->lowerWeight(2, this->firstZ + start) : Real(0);
+    double xy = 0;
     for (int k = kBegin; k < kEnd; ++k) {
       const Ordinal cell = column + plane * k;
       Real offDiagonal = this->inPlane(i, j, k, cell);
@@ -235,11 +261,15 @@ struct StencilColumns : StencilData<ExecSpace> {
           offDiagonal += this->upperWeight(2, upperFace) * above;
         }
       }
-      this->y(cell) = this->diagonal(cell) * here - this->theta * offDiagonal;
+      const Real value =
+          this->diagonalOf(i, j, k, cell) * here - this->theta * offDiagonal;
+      this->y(cell) = value;
+      xy += double(here) * double(value);
       below = here;
       here = above;
       lowerFace = nextLowerFace;
     }
+    return xy;
   }
 };
 
@@ -259,7 +289,7 @@ struct StencilUniformColumns : StencilColumns<ExecSpace> {
   /// Here all loads come first (x down the column and its four in-plane neighbours, the
   /// diagonal), so a thread has the whole chunk's reads in flight at once. Missing
   /// neighbours are read at offset 0 with weight 0, so there is no branch.
-  KOKKOS_INLINE_FUNCTION void uniformChunk(int i, int j, int kBegin) const {
+  KOKKOS_INLINE_FUNCTION double uniformChunk(int i, int j, int kBegin) const {
     const int nx = this->nx, ny = this->ny;
     const Ordinal plane = Ordinal(nx) * ny;
     const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
@@ -278,28 +308,60 @@ struct StencilUniformColumns : StencilColumns<ExecSpace> {
     column[0] = xs[toBottom];
     for (int m = 0; m < depth; ++m) column[m + 1] = xs[m * plane];
     column[depth + 1] = xs[(depth - 1) * plane + toTop];
-    for (int m = 0; m < depth; ++m) diagonal[m] = ds[m * plane];
+    // The diagonal: one number for the cells with all neighbours, when it is uniform
+    // (then only x is read from memory and y written: 16 bytes a cell in double).
+    const bool inPlaneInterior =
+        this->interiorCell >= 0 && i > 0 && i < nx - 1 && j > 0 && j < ny - 1;
+    const Real uniformDiagonal = inPlaneInterior ? this->diagonal(this->interiorCell) : 0;
+    for (int m = 0; m < depth; ++m) {
+      const int k = kBegin + m;
+      diagonal[m] =
+          inPlaneInterior && k > 0 && k < this->nz - 1 ? uniformDiagonal : ds[m * plane];
+    }
     for (int m = 0; m < depth; ++m) {
       const Real* KOKKOS_RESTRICT here = xs + m * plane;
       side[m] = west * here[toWest] + east * here[toEast] + south * here[toSouth] +
                 north * here[toNorth];
     }
+    double xy = 0;
     for (int m = 0; m < depth; ++m) {
       const Real down = m == 0 ? bottom : w2, up = m == depth - 1 ? top : w2;
-      ys[m * plane] = diagonal[m] * column[m + 1] -
-                      this->theta * (side[m] + down * column[m] + up * column[m + 2]);
+      const Real value = diagonal[m] * column[m + 1] -
+                         this->theta * (side[m] + down * column[m] + up * column[m + 2]);
+      ys[m * plane] = value;
+      xy += double(column[m + 1]) * double(value);
     }
+    return xy;
   }
 
-  KOKKOS_FUNCTION void operator()(Ordinal index) const {
+  /// The chunk of work item index (false outside the grid), and its sum of x y.
+  KOKKOS_INLINE_FUNCTION double chunk(Ordinal index) const {
     int i, j, kBegin;
-    if (!this->chunkOf(index, i, j, kBegin)) return;
+    if (!this->chunkOf(index, i, j, kBegin)) return 0;
     // apply() launches this only with uniform weights in 3D; the check guards other use.
     if (this->uniform && this->firstY >= 0 && this->firstZ >= 0 &&
         kBegin + depth <= this->nz)
-      uniformChunk(i, j, kBegin);
-    else
-      this->march(i, j, kBegin);
+      return uniformChunk(i, j, kBegin);
+    return this->march(i, j, kBegin);
+  }
+
+  KOKKOS_FUNCTION void operator()(Ordinal index) const { chunk(index); }
+};
+
+/// The columns loops summing x . y as they go (StencilOperator::applyAndDot): the
+/// product and the dot of a CG iteration in one pass over x and y.
+template <class ExecSpace>
+struct StencilColumnsDot : StencilColumns<ExecSpace> {
+  KOKKOS_FUNCTION void operator()(Ordinal index, double& xy) const {
+    int i, j, kBegin;
+    if (this->chunkOf(index, i, j, kBegin)) xy += this->march(i, j, kBegin);
+  }
+};
+
+template <class ExecSpace>
+struct StencilUniformColumnsDot : StencilUniformColumns<ExecSpace> {
+  KOKKOS_FUNCTION void operator()(Ordinal index, double& xy) const {
+    xy += this->chunk(index);
   }
 };
 
@@ -340,6 +402,16 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
     Kokkos::deep_copy(distance, Kokkos::subview(mesh.faceDistances(), face));
     weights_[a] = equation.diffusionCoefficient().constant * area / distance;
   }
+  // Every cell with all its neighbours then has the same diagonal when the transient
+  // and implicit source coefficients are constants too (the cell volumes are equal):
+  // the first such cell, (1, 1, 1) or its 1D/2D counterpart, stands for all of them.
+  const auto n = mesh.cellCounts();
+  bool interior = uniform_ && !equation.transientCoefficient().isField() &&
+                  !equation.implicitSourceCoefficient().isField();
+  for (int a = 0; a < mesh.dimension(); ++a) interior = interior && n[a] >= 3;
+  if (interior)
+    interiorCell_ = 1 + (mesh.dimension() >= 2 ? n[0] : 0) +
+                    (mesh.dimension() >= 3 ? Ordinal(n[0]) * n[1] : 0);
 }
 
 template <class ExecSpace>
@@ -360,7 +432,8 @@ Details::StencilData<ExecSpace> StencilOperator<ExecSpace>::stencilData(
           mesh.dimension() >= 3 ? mesh.firstFace(2) : -1,
           uniform_,
           {weights_[0], weights_[1], weights_[2]},
-          loop_ == StencilLoop::StreamingRows};
+          loop_ == StencilLoop::StreamingRows,
+          interiorCell_};
 }
 
 template <class ExecSpace>
@@ -417,22 +490,58 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                          Kokkos::TeamPolicy<ExecSpace>(space, n[1] * n[2], Kokkos::AUTO),
                          Details::StencilTeams<ExecSpace>{data});
   } else if (loop_ == StencilLoop::Columns) {
-    using Columns = Details::StencilColumns<ExecSpace>;
-    const int depth = Columns::depth;  // cells per work item along k
-    const int tilesI = (n[0] + Columns::tileI - 1) / Columns::tileI;
-    const int tilesJ = (n[1] + Columns::tileJ - 1) / Columns::tileJ;
-    const Ordinal items = Ordinal(tilesI) * tilesJ * Columns::tileI * Columns::tileJ *
-                          ((n[2] + depth - 1) / depth);
+    const auto c = columnTiling(n);
     if (uniform_ && mesh.dimension() == 3)
-      forEachIndex("kfvm::StencilOperator::applyUniformColumns", space, items,
-                   Details::StencilUniformColumns<ExecSpace>{{data, tilesI, tilesJ}});
+      forEachIndex("kfvm::StencilOperator::applyUniformColumns", space, c.items,
+                   Details::StencilUniformColumns<ExecSpace>{{data, c.tilesI, c.tilesJ}});
     else
-      forEachIndex("kfvm::StencilOperator::applyColumns", space, items,
-                   Columns{data, tilesI, tilesJ});
+      forEachIndex("kfvm::StencilOperator::applyColumns", space, c.items,
+                   Details::StencilColumns<ExecSpace>{data, c.tilesI, c.tilesJ});
   } else {
     forEachCell("kfvm::StencilOperator::applyCells", mesh,
                 Details::StencilCells<ExecSpace>{data});
   }
+}
+
+template <class ExecSpace>
+void StencilOperator<ExecSpace>::applyAndDot(const Vector<ExecSpace>& x,
+                                             const Vector<ExecSpace>& y,
+                                             const DeviceScalar<ExecSpace>& xDotY) const {
+  const auto& mesh = assembler_->equation().mesh();
+  const ExecSpace& space = mesh.space();
+  using Sum = Kokkos::Sum<double, typename ExecSpace::memory_space>;
+  if (loop_ != StencilLoop::Columns) {  // these loops do not sum: a reduction after
+    apply(x, y);
+    Blas::dotInto(x, y, xDotY);
+    return;
+  }
+  require(x.extent(0) == std::size_t(mesh.numCells()) &&
+              y.extent(0) == std::size_t(mesh.numCells()),
+          "StencilOperator::applyAndDot: vectors must have ", mesh.numCells(),
+          " entries, got ", x.extent(0), " and ", y.extent(0));
+  const auto data = stencilData(x, y);
+  const auto c = columnTiling(mesh.cellCounts());
+  if (uniform_ && mesh.dimension() == 3)
+    Kokkos::parallel_reduce(
+        "kfvm::StencilOperator::applyUniformColumnsAndDot", indexRange(space, c.items),
+        Details::StencilUniformColumnsDot<ExecSpace>{{{data, c.tilesI, c.tilesJ}}},
+        Sum(xDotY));
+  else
+    Kokkos::parallel_reduce(
+        "kfvm::StencilOperator::applyColumnsAndDot", indexRange(space, c.items),
+        Details::StencilColumnsDot<ExecSpace>{{data, c.tilesI, c.tilesJ}}, Sum(xDotY));
+}
+
+template <class ExecSpace>
+typename StencilOperator<ExecSpace>::ColumnTiling
+StencilOperator<ExecSpace>::columnTiling(const std::array<int, 3>& n) {
+  using Columns = Details::StencilColumns<ExecSpace>;
+  ColumnTiling c;
+  c.tilesI = (n[0] + Columns::tileI - 1) / Columns::tileI;
+  c.tilesJ = (n[1] + Columns::tileJ - 1) / Columns::tileJ;
+  c.items = Ordinal(c.tilesI) * c.tilesJ * Columns::tileI * Columns::tileJ *
+            ((n[2] + Columns::depth - 1) / Columns::depth);
+  return c;
 }
 
 #define KFVM_INSTANTIATE_STENCIL(Space) template class StencilOperator<Space>;

@@ -34,7 +34,9 @@ enum class StencilLoop { Auto, Rows, Columns, Cells, Teams, StreamingRows };
 /// (i, j, k) indexing, with no matrix and no connectivity lookups. apply() gives the same
 /// numbers as multiply(assembler.matrix(), x, y) (to rounding). With a constant diffusion
 /// coefficient on a uniform grid and no convection, the interior face weights are one
-/// number per axis, and apply() reads only x and the diagonal (uniformWeights()).
+/// number per axis, and apply() reads only x and the diagonal (uniformWeights()); with
+/// constant transient and source coefficients too, the diagonal only at the grid's
+/// boundary cells (uniformInteriorDiagonal()).
 template <class ExecSpace>
 class StencilOperator {
  public:
@@ -43,6 +45,10 @@ class StencilOperator {
 
   /// y = A x, A the matrix of the assembler's last assemble().
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
+  /// y = A x, and x . y into xDotY (device memory): one pass with the Columns loop (the
+  /// product and dot of a CG iteration); the other loops apply, then reduce.
+  void applyAndDot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                   const DeviceScalar<ExecSpace>& xDotY) const;
   /// y = A x on the cells of a box only, [begin, end) cell indices per axis; the rest of
   /// y is untouched. A rank's block apart from its rim, then the rim, so that a halo
   /// exchange overlaps the first. Rows loop on host memory, one item per cell otherwise.
@@ -51,16 +57,27 @@ class StencilOperator {
                 const std::array<int, 3>& begin, const std::array<int, 3>& end) const;
   /// True when the interior weights are one number per axis (see above).
   bool uniformWeights() const { return uniform_; }
+  /// True when, moreover, every cell with all its neighbours has the same diagonal
+  /// (constant transient and implicit source coefficients, at least 3 cells per axis):
+  /// apply() then reads one diagonal entry for all of them, and x and y alone per cell.
+  bool uniformInteriorDiagonal() const { return interiorCell_ >= 0; }
   StencilLoop loop() const { return loop_; }
 
  private:
   Details::StencilData<ExecSpace> stencilData(const Vector<ExecSpace>& x,
                                               const Vector<ExecSpace>& y) const;
+  /// The Columns loop's tiles along i and j, and its work items.
+  struct ColumnTiling {
+    int tilesI = 0, tilesJ = 0;
+    Ordinal items = 0;
+  };
+  static ColumnTiling columnTiling(const std::array<int, 3>& cellCounts);
 
   const Assembler<ExecSpace>* assembler_;
   StencilLoop loop_;
   bool uniform_ = false;
   Real weights_[3] = {0, 0, 0};
+  Ordinal interiorCell_ = -1;
 };
 
 }  // namespace kfvm

@@ -95,8 +95,7 @@ StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
   equation.updateNonlinear(phi);
   assembler_.assemble(invDt, theta, previous_, phi, rhs_);
   StepReport report;
-  report.sweepResiduals.push_back(
-      Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_));
+  report.sweepResiduals.push_back(nonlinearResidual(phi));
   setOperator();
   static_cast<SolverReport&>(report) = solver_->solve(rhs_, phi.values());
   report.totalIterations = report.iterations;
@@ -108,6 +107,15 @@ template <class ExecSpace>
 void ImplicitStepper<ExecSpace>::setMatrixFree(bool on) {
   matrixFree_.reset();
   if (on) matrixFree_ = std::make_unique<MatrixFreeOperator<ExecSpace>>(assembler_);
+  // Matrix-free, the assembly skips the matrix values (nothing reads them).
+  assembler_.setFillsMatrix(!on);
+}
+
+template <class ExecSpace>
+double ImplicitStepper<ExecSpace>::nonlinearResidual(const CellField<ExecSpace>& phi) {
+  return matrixFree_
+             ? Details::relativeResidual(*matrixFree_, phi.values(), rhs_, work_)
+             : Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_);
 }
 
 template <class ExecSpace>
@@ -129,8 +137,7 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
     equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
     if (sweeping) {
-      const double residual =
-          Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_);
+      const double residual = nonlinearResidual(phi);
       report.sweepResiduals.push_back(residual);
       if (sweep > 1 && residual <= double(sweepTolerance_)) return report;
     }
@@ -149,8 +156,7 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
     // The last solve's result has not been checked yet: one more residual.
     equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
-    const double residual =
-        Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_);
+    const double residual = nonlinearResidual(phi);
     report.sweepResiduals.push_back(residual);
     if (residual > double(sweepTolerance_)) {
       report.converged = false;

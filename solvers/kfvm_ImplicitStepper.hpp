@@ -65,7 +65,8 @@ class ImplicitStepper {
 
   /// Linear solves by the matrix-free stencil (MatrixFreeOperator) instead of the
   /// assembled matrix: the same answers to rounding, fewer bytes per product. The
-  /// preconditioner must not need the matrix (jacobi, chebyshev, none). Throws
+  /// preconditioner must not need the matrix (jacobi, chebyshev, none). The assembly then
+  /// skips the matrix values: assembler().matrix() holds those of the last fill. Throws
   /// kfvm::Error for an equation with the fourth-order term.
   void setMatrixFree(bool on);
   bool matrixFree() const { return matrixFree_ != nullptr; }
@@ -75,6 +76,8 @@ class ImplicitStepper {
 
  private:
   StepReport solve(CellField<ExecSpace>& phi, Real invDt, Real theta);
+  /// ||b - A phi|| / ||b|| with the last assembly's A and b (the sweeps' measure).
+  double nonlinearResidual(const CellField<ExecSpace>& phi);
   /// Hands the solver the matrix, or the matrix-free operator.
   void setOperator();
 

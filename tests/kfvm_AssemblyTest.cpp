@@ -318,11 +318,31 @@ TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
             StencilLoop::Teams, StencilLoop::StreamingRows, StencilLoop::Auto}) {
         const StencilOperator<Space> stencil(assembler, loop);
         EXPECT_EQ(stencil.uniformWeights(), !convect);
+        // One diagonal for the cells with all neighbours: at least 3 cells per axis.
+        bool threePerAxis = true;
+        for (int axis = 0; axis < grid.dimension(); ++axis)
+          threePerAxis = threePerAxis && grid.cells(axis) >= 3;
+        EXPECT_EQ(stencil.uniformInteriorDiagonal(), !convect && threePerAxis);
         Kokkos::deep_copy(fromStencil, Real(-12345));
         stencil.apply(old.values(), fromStencil);
         EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-13) * scale)
             << "dimension " << grid.dimension() << ", loop " << int(loop)
             << (convect ? ", with convection" : "");
+        // The product with its dot x . (A x) in one pass (CG's fused iteration).
+        Kokkos::deep_copy(fromStencil, Real(-12345));
+        DeviceScalar<Space> dot("dot");
+        Kokkos::deep_copy(dot, 1e300);  // poison: the reduction must overwrite it
+        stencil.applyAndDot(old.values(), fromStencil, dot);
+        double fromDevice = 0, expected = 0, magnitude = 0;
+        Kokkos::deep_copy(fromDevice, dot);
+        const auto x = toHost(old.values());
+        for (std::size_t c = 0; c < x.size(); ++c) {
+          expected += x[c] * a[c];
+          magnitude += std::abs(x[c] * a[c]);
+        }
+        EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-13) * scale);
+        EXPECT_NEAR(fromDevice, expected, tolerance(1e-13) * magnitude)
+            << "applyAndDot, dimension " << grid.dimension() << ", loop " << int(loop);
       }
     }
   Mesh<Space> uneven(CartesianGrid::fromSpacing({0.1, 0.2, 0.1}));
@@ -337,6 +357,45 @@ TEST(Assembly, MatrixFreeStencilWithUniformWeightsMatchesCrsProduct) {
   withConvection.diffusion(1.0).convection(1.0, 0, 0);
   EXPECT_FALSE(StencilOperator<Space>(Assembler<Space>(withField)).uniformWeights());
   EXPECT_FALSE(StencilOperator<Space>(Assembler<Space>(withConvection)).uniformWeights());
+}
+
+// Uniform weights with a transient or implicit source coefficient field: the interior
+// diagonals differ from cell to cell, so each cell's own is read (a stencil that took
+// one cell's for all would miss the matrix by far more than rounding).
+TEST(Assembly, MatrixFreeStencilReadsEachDiagonalWhenCoefficientFieldsVary) {
+  Mesh<Space> mesh(CartesianGrid::uniform3D(6, 5, 19, 1.0, 0.8, 1.5));
+  CellField<Space> varying(mesh, "varying");
+  setWavyField(varying, mesh);
+  CellField<Space> positive(mesh, "positive"), old(mesh, "old");
+  setWavyField(old, mesh);
+  {
+    auto values = toHost(varying.values());
+    for (auto& v : values) v = 2 + std::abs(v);
+    positive.fromHost(values);
+  }
+  for (const bool fieldIsTransient : {true, false}) {
+    Equation<Space> equation(mesh);
+    if (fieldIsTransient)
+      equation.transient(positive).diffusion(1.7).implicitSource(-0.5);
+    else
+      equation.transient(2.0).diffusion(1.7).implicitSource(positive);
+    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0));
+    Assembler<Space> assembler(equation);
+    const Ordinal n = mesh.numCells();
+    Vector<Space> rhs("rhs", n), fromStencil("stencil", n);
+    assembler.assemble(3, 0.5, old, rhs);
+    const auto [a, scale] = hostProduct(assembler, old);
+    for (const StencilLoop loop : {StencilLoop::Rows, StencilLoop::Columns,
+                                   StencilLoop::Cells, StencilLoop::Auto}) {
+      const StencilOperator<Space> stencil(assembler, loop);
+      EXPECT_TRUE(stencil.uniformWeights());
+      EXPECT_FALSE(stencil.uniformInteriorDiagonal());
+      Kokkos::deep_copy(fromStencil, Real(-12345));
+      stencil.apply(old.values(), fromStencil);
+      EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-13) * scale)
+          << (fieldIsTransient ? "transient" : "source") << " field, loop " << int(loop);
+    }
+  }
 }
 
 TEST(Assembly, GenericFaceOperatorMatchesMatrixWithoutMass) {

@@ -234,7 +234,7 @@ void tvdCorrectionFluxes(const Equation<ExecSpace>& equation, Real theta,
 template <class ExecSpace>
 struct RowFillArguments {
   DeviceView<const Real*, ExecSpace> ownerWeights, neighbourWeights, correction;
-  DeviceView<Real*, ExecSpace> values;
+  DeviceView<Real*, ExecSpace> values;  // empty: the diagonal and rhs only
   Vector<ExecSpace> diagonal;
   DeviceView<const Offset*, ExecSpace> diagonalEntries, faceEntries;
   Vector<ExecSpace> old, rhs;

@@ -5,6 +5,7 @@
 
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CrsMatrix.hpp>
+#include <kfvm_LinearOperator.hpp>
 
 #include <cstdio>
 #include <string>
@@ -16,6 +17,17 @@ template <class ExecSpace>
 double relativeResidual(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
                         const Vector<ExecSpace>& b, const Vector<ExecSpace>& work) {
   multiply(A, x, work);
+  Blas::axpby(Real(1), b, Real(-1), work);
+  const double residual = double(Blas::norm2(work));
+  const double scale = double(Blas::norm2(b));
+  return scale > 0 ? residual / scale : residual;
+}
+
+/// The same through an operator (a matrix-free one: no matrix to multiply by).
+template <class ExecSpace>
+double relativeResidual(const LinearOperator<ExecSpace>& A, const Vector<ExecSpace>& x,
+                        const Vector<ExecSpace>& b, const Vector<ExecSpace>& work) {
+  A.apply(x, work);
   Blas::axpby(Real(1), b, Real(-1), work);
   const double residual = double(Blas::norm2(work));
   const double scale = double(Blas::norm2(b));

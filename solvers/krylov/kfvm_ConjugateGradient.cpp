@@ -2,8 +2,8 @@
 // flexible CG (Notay's FCG(1)) for preconditioners that are not a fixed operator.
 //
 // The fused iteration (one process, Jacobi or no preconditioner, plain CG) is three
-// kernels and one host round trip: (1) q = A p with p.q (fused with the CRS product;
-// a separate reduction into device memory after a matrix-free product); (2) x += alpha
+// kernels and one host round trip: (1) q = A p with p.q (LinearOperator::applyAndDot:
+// one pass for the CRS matrix and the stencil, into device memory); (2) x += alpha
 // p, r -= alpha q, z = M^-1 r with r.z and r.r, alpha = r.z / p.q read on the device;
 // (3) p = z + beta p, beta read on the device. The sums stay in device Views; a
 // one-thread kernel publishes (r.z, r.r, p.q) to pinned host memory, and the host waits
@@ -28,39 +28,17 @@ enum { RZ = 0, RR = 1, PQ = 2 };
 template <class ExecSpace>
 using CgSumsView = Kokkos::View<CgSums, typename ExecSpace::memory_space>;
 
-/// q = A p, and p.q into sums.
-template <class ExecSpace>
-struct ProductAndDot {
-  DeviceView<const Offset*, ExecSpace> offsets;
-  DeviceView<const Ordinal*, ExecSpace> columns;
-  DeviceView<const Real*, ExecSpace> values;
-  Vector<ExecSpace> p, q;
-  KOKKOS_FUNCTION void operator()(Ordinal row, CgSums& sums) const {
-    const Real sum = rowProduct(columns, values, p, offsets(row), offsets(row + 1));
-    q(row) = sum;
-    sums.value[PQ] += double(p(row)) * double(sum);
-  }
-};
-
-/// p.q into sums (after a product that is not the CRS one).
-template <class ExecSpace>
-struct DirectionDot {
-  Vector<ExecSpace> p, q;
-  KOKKOS_FUNCTION void operator()(Ordinal row, CgSums& sums) const {
-    sums.value[PQ] += double(p(row)) * double(q(row));
-  }
-};
-
 /// alpha = r.z (previous) / p.q (this product; 0 when p.q <= 0, so that a breakdown
 /// changes nothing); x += alpha p; r -= alpha q; z = r / diagonal (Jacobi) or r; sums
 /// r.z and r.r, and carries p.q along for the host.
 template <class ExecSpace>
 struct UpdateAndDots {
   Vector<ExecSpace> x, r, z, p, q, inverseDiagonal;
-  CgSumsView<ExecSpace> previous, product;
+  CgSumsView<ExecSpace> previous;
+  DeviceScalar<ExecSpace> product;
   bool jacobi;
   KOKKOS_FUNCTION void operator()(Ordinal i, CgSums& sums) const {
-    const double pq = product().value[PQ];
+    const double pq = product();
     const Real alpha = pq > 0 ? Real(previous().value[RZ] / pq) : Real(0);
     x(i) += alpha * p(i);
     const Real ri = r(i) - alpha * q(i);
@@ -120,7 +98,7 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
     q_ = Vector<ExecSpace>("kfvm::ConjugateGradient::q", n);
     if (flexible_)
       rPrevious_ = Vector<ExecSpace>("kfvm::ConjugateGradient::rPrevious", n);
-    product_ = CgSumsView<ExecSpace>("kfvm::ConjugateGradient::product");
+    product_ = DeviceScalar<ExecSpace>("kfvm::ConjugateGradient::product");
     for (int s = 0; s < 2; ++s)
       sums_[s] = CgSumsView<ExecSpace>("kfvm::ConjugateGradient::sums");
     published_ = Kokkos::View<CgSums, Compat::HostPinnedSpace>(
@@ -151,7 +129,6 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
     const Vector<ExecSpace> weights =
         jacobi ? *M.pointwiseWeights() : Vector<ExecSpace>();
     const Vector<ExecSpace>& z = jacobi ? z_ : r_;  // no preconditioner: z is r
-    const CrsMatrix<ExecSpace>* matrix = A.matrix();
     Kokkos::parallel_reduce(
         "kfvm::ConjugateGradient::initialDots", indexRange(space, n),
         InitialDots<ExecSpace>{r_, z_, weights, jacobi},
@@ -163,19 +140,7 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
       // Iteration i reads r.z from sums_[(i + 1) % 2] and writes sums_[i % 2].
       const auto& previous = sums_[(iteration + 1) % 2];
       const auto& current = sums_[iteration % 2];
-      if (matrix) {
-        Kokkos::parallel_reduce(
-            "kfvm::ConjugateGradient::productAndDot", indexRange(space, n),
-            ProductAndDot<ExecSpace>{matrix->rowOffsets(), matrix->columns(),
-                                     matrix->values(), p_, q_},
-            Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(product_));
-      } else {
-        A.apply(p_, q_);
-        Kokkos::parallel_reduce(
-            "kfvm::ConjugateGradient::directionDot", indexRange(space, n),
-            DirectionDot<ExecSpace>{p_, q_},
-            Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(product_));
-      }
+      A.applyAndDot(p_, q_, product_);
       Kokkos::parallel_reduce(
           "kfvm::ConjugateGradient::updateAndDots", indexRange(space, n),
           UpdateAndDots<ExecSpace>{x, r_, z_, p_, q_, weights, previous, product_,
@@ -233,7 +198,8 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
 
   bool flexible_;
   Vector<ExecSpace> r_, z_, p_, q_, rPrevious_;
-  CgSumsView<ExecSpace> product_, sums_[2];
+  DeviceScalar<ExecSpace> product_;
+  CgSumsView<ExecSpace> sums_[2];
   Kokkos::View<CgSums, Compat::HostPinnedSpace> published_;
 };
 

@@ -1,6 +1,7 @@
 #ifndef KFVM_LINEAR_OPERATOR_HPP
 #define KFVM_LINEAR_OPERATOR_HPP
 
+#include <kfvm_Blas1.hpp>
 #include <kfvm_CrsMatrix.hpp>
 #include <kfvm_VectorSpace.hpp>
 
@@ -29,6 +30,15 @@ class LinearOperator {
   /// y = A x on the owned entries of y; y's ghost entries become 0. x's ghost entries
   /// may be overwritten (a halo exchange fills them).
   virtual void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const = 0;
+  /// y = A x, and x . y over all local entries into dot, which stays in device memory
+  /// (not reduced across processes: for one process, as CG's fused iteration). One pass
+  /// where the operator can fuse the two (the CRS rows, the stencil), else apply() and a
+  /// reduction.
+  virtual void applyAndDot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                           const DeviceScalar<ExecSpace>& dot) const {
+    apply(x, y);
+    Blas::dotInto(x, y, dot);
+  }
   /// d = the diagonal of A (owned entries; ghosts 0).
   virtual void diagonal(const Vector<ExecSpace>& d) const = 0;
   /// The assembled matrix whose owned rows are A's, or nullptr when there is none

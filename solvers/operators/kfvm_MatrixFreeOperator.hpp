@@ -22,6 +22,10 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const override {
     stencil_.apply(x, y);
   }
+  void applyAndDot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                   const DeviceScalar<ExecSpace>& dot) const override {
+    stencil_.applyAndDot(x, y, dot);
+  }
   void diagonal(const Vector<ExecSpace>& d) const override;
   const StencilOperator<ExecSpace>& stencil() const { return stencil_; }
 

@@ -21,6 +21,20 @@ struct MatrixDiagonal {
   }
 };
 
+/// y = A x row by row, and x . y summed with it.
+template <class ExecSpace>
+struct ProductAndDot {
+  DeviceView<const Offset*, ExecSpace> offsets;
+  DeviceView<const Ordinal*, ExecSpace> columns;
+  DeviceView<const Real*, ExecSpace> values;
+  Vector<ExecSpace> x, y;
+  KOKKOS_FUNCTION void operator()(Ordinal row, double& dot) const {
+    const Real sum = rowProduct(columns, values, x, offsets(row), offsets(row + 1));
+    y(row) = sum;
+    dot += double(x(row)) * double(sum);
+  }
+};
+
 }  // namespace Details
 
 template <class ExecSpace>
@@ -70,6 +84,18 @@ template <class ExecSpace>
 void MatrixOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                                       const Vector<ExecSpace>& y) const {
   multiply(matrix_, x, y);
+}
+
+template <class ExecSpace>
+void MatrixOperator<ExecSpace>::applyAndDot(const Vector<ExecSpace>& x,
+                                            const Vector<ExecSpace>& y,
+                                            const DeviceScalar<ExecSpace>& dot) const {
+  const ExecSpace space;
+  Kokkos::parallel_reduce(
+      "kfvm::MatrixOperator::productAndDot", indexRange(space, matrix_.numRows()),
+      Details::ProductAndDot<ExecSpace>{matrix_.rowOffsets(), matrix_.columns(),
+                                        matrix_.values(), x, y},
+      Kokkos::Sum<double, typename ExecSpace::memory_space>(dot));
 }
 
 template <class ExecSpace>

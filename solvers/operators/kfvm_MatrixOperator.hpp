@@ -22,6 +22,8 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
   std::string description() const override;
   const VectorSpace<ExecSpace>& space() const override { return space_; }
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const override;
+  void applyAndDot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                   const DeviceScalar<ExecSpace>& dot) const override;
   void diagonal(const Vector<ExecSpace>& d) const override;
   const CrsMatrix<ExecSpace>* matrix() const override { return &matrix_; }
   int blockSize() const override { return blockSize_; }

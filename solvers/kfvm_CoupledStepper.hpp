@@ -28,6 +28,7 @@ class CoupledStepper {
   StepReport solveSteady(std::vector<CellField<ExecSpace>>& fields);
   /// At most maxSweeps, until ||b - A x|| / ||b|| <= tolerance (defaults 50, 1e-10).
   void setSweeps(int maxSweeps, Real tolerance);
+  const CoupledSystem<ExecSpace>& system() const { return system_; }
 
  private:
   StepReport solve(std::vector<CellField<ExecSpace>>& fields, Real invDt,

@@ -1,0 +1,114 @@
+#ifndef KFVM_ADAPTIVE_STEPPER_HPP
+#define KFVM_ADAPTIVE_STEPPER_HPP
+
+#include <kfvm_CoupledStepper.hpp>
+#include <kfvm_ImplicitStepper.hpp>
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace kfvm {
+
+/// Settings of AdaptiveStepper. The allowed local error of a step, per field, is
+/// absoluteTolerance + tolerance * max |phi| (phi the step's result); the step is
+/// accepted when its estimated error is at most that (normalized error <= 1).
+struct AdaptiveOptions {
+  double tolerance = 1e-3;       ///< relative part of the allowed local error
+  double absoluteTolerance = 0;  ///< absolute part (for fields that pass through 0)
+  double dtMin = 0;  ///< smallest step; a step of dtMin is taken whatever its error
+  double dtMax = std::numeric_limits<double>::infinity();  ///< largest step
+  double maxGrowth = 2;    ///< dt of the next step over dt of this one, at most
+  double minShrink = 0.1;  ///< and at least (also on a rejection)
+  double proportional = 0.075, integral = 0.175, derivative = 0.01;  ///< PID exponents
+  int maxRejections = 40;  ///< rejected tries of one step before it fails
+
+  /// Throws kfvm::Error naming the first bad setting.
+  void validate() const;
+};
+
+/// One accepted step (or a failed one: accepted false, fields back at the step's start).
+struct AdaptiveStepReport {
+  bool accepted = false;
+  double dt = 0;      ///< the step taken
+  double dtNext = 0;  ///< the controller's proposal for the next step
+  double error =
+      0;  ///< estimated local error over the allowed one (<= 1 unless at dtMin)
+  int rejected = 0;  ///< tries rejected before this one (error too large, or a solve
+                     ///< that did not converge)
+  long long linearIterations = 0;  ///< over every solve of every try
+  std::string reason;              ///< why it failed, or that it was taken at dtMin
+};
+
+/// What AdaptiveStepper::advance() did.
+struct AdaptiveRunReport {
+  bool completed = false;  ///< reached the end time
+  double time = 0;         ///< where it stopped
+  int steps = 0, rejected = 0;
+  double smallestDt = 0, largestDt = 0, largestError = 0;
+  double dtNext = 0;  ///< the controller's proposal after the last step
+  long long linearIterations = 0;
+  std::string reason;  ///< why it stopped early
+};
+
+/// Error-controlled time steps with rejection and retry, for any stepper: FiPy's
+/// PIDStepper's controller (Valli, Carey and Coutinho, Int. J. Numer. Meth. Fluids 47,
+/// 2005). The local error of a step of dt is estimated by step doubling: one step of
+/// dt and two of dt/2 from the same start, their difference over 2^p - 1 (p the order
+/// of the scheme: 1 backward Euler, 2 Crank-Nicolson); the two half steps are kept. A
+/// step whose normalized error e exceeds 1 (or whose solves did not converge) is
+/// rejected: the fields go back to the start and dt shrinks by max(minShrink, min(0.8,
+/// 0.9 e^(-1/(p+1)))) (by half after a failed solve). After an accepted step the next dt
+/// is dt (e_(n-1)/e_n)^kP (1/e_n)^kI (e_(n-1)^2/(e_n e_(n-2)))^kD, kept within
+/// [minShrink, maxGrowth] times dt and [dtMin, dtMax]. Work fields are allocated on the
+/// first step; later steps allocate nothing and copy only two scalars per field and try
+/// to the host.
+template <class ExecSpace>
+class AdaptiveStepper {
+ public:
+  /// A step of dt applied in place to the fields, by a scheme of order `order`.
+  using StepFunction =
+      std::function<StepReport(std::vector<CellField<ExecSpace>>& fields, Real dt)>;
+
+  /// fields live on mesh (which must outlive this).
+  AdaptiveStepper(const Mesh<ExecSpace>& mesh, StepFunction step, int order,
+                  AdaptiveOptions options = {});
+  /// Steps of one equation by stepper (which must outlive this) with scheme.
+  AdaptiveStepper(ImplicitStepper<ExecSpace>& stepper, TimeScheme scheme,
+                  AdaptiveOptions options = {});
+  /// Backward-Euler steps of a coupled system by stepper (which must outlive this).
+  AdaptiveStepper(CoupledStepper<ExecSpace>& stepper, AdaptiveOptions options = {});
+
+  /// One accepted step, trying dt first (dt within [dtMin, dtMax]).
+  AdaptiveStepReport step(std::vector<CellField<ExecSpace>>& fields, double dt);
+  AdaptiveStepReport step(CellField<ExecSpace>& phi, double dt);
+  /// Steps from time to end, the first try of dt; the last step is shortened to land
+  /// on end (the controller's proposal is kept for a later run).
+  AdaptiveRunReport advance(std::vector<CellField<ExecSpace>>& fields, double time,
+                            double end, double dt);
+  AdaptiveRunReport advance(CellField<ExecSpace>& phi, double time, double end,
+                            double dt);
+
+  /// Forgets the error history (a new run); the next proposal starts from e = 1.
+  void reset() { history_[0] = history_[1] = 1; }
+  const AdaptiveOptions& options() const { return options_; }
+  int order() const { return order_; }
+
+ private:
+  /// The normalized error of fields against the one-step result big_.
+  double normalizedError(const std::vector<CellField<ExecSpace>>& fields) const;
+  double proposal(double dt, double error) const;
+  void allocate(const std::vector<CellField<ExecSpace>>& fields);
+
+  const Mesh<ExecSpace>* mesh_;
+  StepFunction step_;
+  int order_;
+  AdaptiveOptions options_;
+  double history_[2] = {1, 1};  // e_(n-1), e_(n-2)
+  std::vector<CellField<ExecSpace>> start_, big_;
+};
+
+}  // namespace kfvm
+
+#endif

@@ -41,36 +41,6 @@ Real largest(const char* label, Ordinal n, const Functor& functor) {
 
 }  // namespace Details
 
-void AdaptiveOptions::validate() const {
-  require(std::isfinite(tolerance) && tolerance >= 0,
-          "adaptive stepping: tolerance must be finite and >= 0, got ", tolerance);
-  require(std::isfinite(absoluteTolerance) && absoluteTolerance >= 0,
-          "adaptive stepping: absolute_tolerance must be finite and >= 0, got ",
-          absoluteTolerance);
-  require(tolerance > 0 || absoluteTolerance > 0,
-          "adaptive stepping: tolerance and absolute_tolerance are both 0; give one");
-  require(std::isfinite(dtMin) && dtMin >= 0,
-          "adaptive stepping: dt_min must be finite and >= 0, got ", dtMin);
-  require(dtMax > 0 && dtMax >= dtMin,
-          "adaptive stepping: dt_max must be > 0 and >= ", "dt_min = ", dtMin, ", got ",
-          dtMax);
-  require(std::isfinite(maxGrowth) && maxGrowth >= 1,
-          "adaptive stepping: max_growth must be finite and >= 1, got ", maxGrowth);
-  require(minShrink > 0 && minShrink < 1,
-          "adaptive stepping: min_shrink must be in (0, 1), got ", minShrink);
-  for (const auto& [name, value] :
-       {std::pair<const char*, double>{"proportional", proportional},
-        {"integral", integral},
-        {"derivative", derivative}})
-    require(std::isfinite(value) && value >= 0, "adaptive stepping: ", name,
-            " must be finite and >= 0, got ", value);
-  require(integral > 0 || proportional > 0,
-          "adaptive stepping: proportional and integral are both 0: dt would never "
-          "change");
-  require(maxRejections >= 1, "adaptive stepping: max_rejections must be >= 1, got ",
-          maxRejections);
-}
-
 template <class ExecSpace>
 AdaptiveStepper<ExecSpace>::AdaptiveStepper(const Mesh<ExecSpace>& mesh,
                                             StepFunction step, int order,
@@ -183,6 +153,7 @@ AdaptiveStepReport AdaptiveStepper<ExecSpace>::step(
     const bool solved = whole.converged && first.converged && second.converged;
     const double error = solved ? normalizedError(fields) : 0;
     const bool atMinimum = dt <= options_.dtMin;
+    report.last = second.converged ? second : (first.converged ? whole : first);
     if (solved && (error <= 1 || atMinimum)) {
       report.accepted = true;
       report.dt = dt;
@@ -224,10 +195,33 @@ AdaptiveStepReport AdaptiveStepper<ExecSpace>::step(
 }
 
 template <class ExecSpace>
+void AdaptiveStepper<ExecSpace>::setErrorHistory(const std::array<double, 2>& history) {
+  for (double e : history)
+    require(std::isfinite(e) && e > 0, "adaptive stepping: error history must be finite ",
+            "and > 0, got ", history[0], ", ", history[1]);
+  history_[0] = history[0];
+  history_[1] = history[1];
+}
+
+template <class ExecSpace>
 AdaptiveStepReport AdaptiveStepper<ExecSpace>::step(CellField<ExecSpace>& phi,
                                                     double dt) {
   std::vector<CellField<ExecSpace>> fields{phi};  // shares phi's values
   return step(fields, dt);
+}
+
+template <class ExecSpace>
+AdaptiveStepReport AdaptiveStepper<ExecSpace>::stepTowards(
+    std::vector<CellField<ExecSpace>>& fields, double left, double& proposal) {
+  require(left > 0 && std::isfinite(left),
+          "adaptive step: the time left must be finite and > 0, got ", left);
+  const double tryDt =
+      proposal >= left || left - proposal < options_.dtMin ? left : proposal;
+  AdaptiveStepReport report = step(fields, tryDt);
+  if (report.accepted)
+    proposal = report.dt < tryDt || tryDt == proposal ? report.dtNext
+                                                      : std::max(report.dtNext, proposal);
+  return report;
 }
 
 template <class ExecSpace>
@@ -241,10 +235,7 @@ AdaptiveRunReport AdaptiveStepper<ExecSpace>::advance(
   const double landing = 1e-12 * std::max(std::abs(end), std::abs(end - time));
   while (end - run.time > landing) {
     const double left = end - run.time;
-    // A step that would leave a sliver shorter than dtMin takes the rest at once.
-    const double tryDt =
-        run.dtNext >= left || left - run.dtNext < options_.dtMin ? left : run.dtNext;
-    const AdaptiveStepReport step = this->step(fields, std::min(tryDt, options_.dtMax));
+    const AdaptiveStepReport step = stepTowards(fields, left, run.dtNext);
     run.rejected += step.rejected;
     run.linearIterations += step.linearIterations;
     if (!step.accepted) {
@@ -256,10 +247,6 @@ AdaptiveRunReport AdaptiveStepper<ExecSpace>::advance(
     run.smallestDt = run.steps == 1 ? step.dt : std::min(run.smallestDt, step.dt);
     run.largestDt = std::max(run.largestDt, step.dt);
     run.largestError = std::max(run.largestError, step.error);
-    // A step cut short to land on end keeps the proposal it was cut from.
-    run.dtNext = step.dt < tryDt || tryDt == run.dtNext
-                     ? step.dtNext
-                     : std::max(step.dtNext, run.dtNext);
   }
   run.completed = true;
   return run;

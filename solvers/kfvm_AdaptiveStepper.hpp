@@ -1,32 +1,16 @@
 #ifndef KFVM_ADAPTIVE_STEPPER_HPP
 #define KFVM_ADAPTIVE_STEPPER_HPP
 
+#include <kfvm_AdaptiveOptions.hpp>
 #include <kfvm_CoupledStepper.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 
+#include <array>
 #include <functional>
-#include <limits>
 #include <string>
 #include <vector>
 
 namespace kfvm {
-
-/// Settings of AdaptiveStepper. The allowed local error of a step, per field, is
-/// absoluteTolerance + tolerance * max |phi| (phi the step's result); the step is
-/// accepted when its estimated error is at most that (normalized error <= 1).
-struct AdaptiveOptions {
-  double tolerance = 1e-3;       ///< relative part of the allowed local error
-  double absoluteTolerance = 0;  ///< absolute part (for fields that pass through 0)
-  double dtMin = 0;  ///< smallest step; a step of dtMin is taken whatever its error
-  double dtMax = std::numeric_limits<double>::infinity();  ///< largest step
-  double maxGrowth = 2;    ///< dt of the next step over dt of this one, at most
-  double minShrink = 0.1;  ///< and at least (also on a rejection)
-  double proportional = 0.075, integral = 0.175, derivative = 0.01;  ///< PID exponents
-  int maxRejections = 40;  ///< rejected tries of one step before it fails
-
-  /// Throws kfvm::Error naming the first bad setting.
-  void validate() const;
-};
 
 /// One accepted step (or a failed one: accepted false, fields back at the step's start).
 struct AdaptiveStepReport {
@@ -39,6 +23,7 @@ struct AdaptiveStepReport {
                      ///< that did not converge)
   long long linearIterations = 0;  ///< over every solve of every try
   std::string reason;              ///< why it failed, or that it was taken at dtMin
+  StepReport last;                 ///< the last solve's report (of the accepted try)
 };
 
 /// What AdaptiveStepper::advance() did.
@@ -83,6 +68,11 @@ class AdaptiveStepper {
   /// One accepted step, trying dt first (dt within [dtMin, dtMax]).
   AdaptiveStepReport step(std::vector<CellField<ExecSpace>>& fields, double dt);
   AdaptiveStepReport step(CellField<ExecSpace>& phi, double dt);
+  /// One step of at most `left` (the time to the run's end), trying `proposal` first, or
+  /// all of `left` when that is less or would leave a sliver under dtMin; proposal then
+  /// becomes the next step's try (not shrunk by a step cut short to land on the end).
+  AdaptiveStepReport stepTowards(std::vector<CellField<ExecSpace>>& fields, double left,
+                                 double& proposal);
   /// Steps from time to end, the first try of dt; the last step is shortened to land
   /// on end (the controller's proposal is kept for a later run).
   AdaptiveRunReport advance(std::vector<CellField<ExecSpace>>& fields, double time,
@@ -92,6 +82,11 @@ class AdaptiveStepper {
 
   /// Forgets the error history (a new run); the next proposal starts from e = 1.
   void reset() { history_[0] = history_[1] = 1; }
+  /// The controller's error history (e_(n-1), e_(n-2)), which its next proposal reads:
+  /// a checkpoint saves it, so that a restart takes the steps an uninterrupted run takes.
+  std::array<double, 2> errorHistory() const { return {history_[0], history_[1]}; }
+  /// Throws kfvm::Error unless both are finite and > 0.
+  void setErrorHistory(const std::array<double, 2>& history);
   const AdaptiveOptions& options() const { return options_; }
   int order() const { return order_; }
 

@@ -20,7 +20,8 @@ namespace {
 
 using Handle = Details::Hdf5Handle;
 
-constexpr long long checkpointFormat = 2;  // 2: sealed, with fingerprint and CSV sizes
+// 2: sealed, with fingerprint and CSV sizes; 3: with the adaptive controller's history
+constexpr long long checkpointFormat = 3;
 
 void quietHdf5() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -83,7 +84,8 @@ bool sameState(const CheckpointState& a, const CheckpointState& b) {
       a.fingerprint != b.fingerprint || a.seriesBytes != b.seriesBytes ||
       a.probesBytes != b.probesBytes || a.values.size() != b.values.size() ||
       std::memcmp(&a.time, &b.time, sizeof(double)) != 0 ||
-      std::memcmp(&a.dt, &b.dt, sizeof(double)) != 0)
+      std::memcmp(&a.dt, &b.dt, sizeof(double)) != 0 ||
+      std::memcmp(a.errorHistory.data(), b.errorHistory.data(), 2 * sizeof(double)) != 0)
     return false;
   for (std::size_t v = 0; v < a.values.size(); ++v)
     if (a.values[v].size() != b.values[v].size() ||
@@ -137,6 +139,8 @@ void writeHdf5(const std::string& temporary, const CheckpointState& state, bool 
   writeAttribute(file.get(), "step", H5T_NATIVE_LLONG, &step, 1, temporary);
   writeAttribute(file.get(), "time", H5T_NATIVE_DOUBLE, &state.time, 1, temporary);
   writeAttribute(file.get(), "dt", H5T_NATIVE_DOUBLE, &state.dt, 1, temporary);
+  writeAttribute(file.get(), "error_history", H5T_NATIVE_DOUBLE,
+                 state.errorHistory.data(), 2, temporary);
   writeAttribute(file.get(), "cells", H5T_NATIVE_INT, state.cells.data(), 3, temporary);
   writeAttribute(file.get(), "series_bytes", H5T_NATIVE_LLONG, &state.seriesBytes, 1,
                  temporary);
@@ -194,6 +198,12 @@ CheckpointState readCheckpoint(const std::string& path) {
   readAttribute(file.get(), "dt", H5T_NATIVE_DOUBLE, &state.dt, 1, path);
   require(std::isfinite(state.dt) && state.dt > 0, "checkpoint '", path, "': dt ",
           state.dt, " is not a finite dt > 0");
+  readAttribute(file.get(), "error_history", H5T_NATIVE_DOUBLE, state.errorHistory.data(),
+                2, path);
+  for (double e : state.errorHistory)
+    require(std::isfinite(e) && e > 0, "checkpoint '", path, "': error history ",
+            state.errorHistory[0], ", ", state.errorHistory[1],
+            " is not two finite numbers > 0");
   readAttribute(file.get(), "cells", H5T_NATIVE_INT, state.cells.data(), 3, path);
   for (int a = 0; a < 3; ++a)
     require(state.cells[a] >= 1, "checkpoint '", path, "': cells ", state.cells[0], " x ",

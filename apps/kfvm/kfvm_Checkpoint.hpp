@@ -12,7 +12,9 @@ namespace kfvm::app {
 /// files were.
 struct CheckpointState {
   int step = 0;
-  double time = 0, dt = 0;
+  double time = 0, dt = 0;  ///< dt: the next step's (an adaptive run's proposal)
+  /// An adaptive run's controller history (e_(n-1), e_(n-2)); 1, 1 otherwise.
+  std::array<double, 2> errorHistory{1, 1};
   std::array<int, 3> cells{1, 1, 1};
   std::vector<std::string> variables;
   std::vector<std::vector<double>> values;  // per variable
@@ -25,11 +27,11 @@ struct CheckpointState {
 };
 
 /// Writes an HDF5 checkpoint: one dataset per variable, named after it; attributes
-/// format, step, time, dt, cells, variables (the names, comma-separated), fingerprint,
-/// series_bytes and probes_bytes. The file is written as path + ".tmp" with every HDF5
-/// call checked (the closes too), sealed (kfvm_DurableFile.hpp: its length and XXH64
-/// checksum in the HDF5 user block), read back and compared with state, and only then
-/// fsync'ed and renamed over path. Otherwise the temporary is removed, the previous
+/// format, step, time, dt, error_history, cells, variables (the names, comma-separated),
+/// fingerprint, series_bytes and probes_bytes. The file is written as path + ".tmp" with
+/// every HDF5 call checked (the closes too), sealed (kfvm_DurableFile.hpp: its length and
+/// XXH64 checksum in the HDF5 user block), read back and compared with state, and only
+/// then fsync'ed and renamed over path. Otherwise the temporary is removed, the previous
 /// checkpoint stays as it was, and kfvm::Error names the file and what failed.
 ///
 /// For the test that kills a run mid-write: when the environment variable

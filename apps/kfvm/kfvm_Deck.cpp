@@ -167,6 +167,36 @@ void readSolver(TableReader& solver, Deck& deck) {
   solver.finish();
 }
 
+/// [time] adaptive = { tolerance, absolute_tolerance, dt_min, max_growth, min_shrink,
+/// proportional, integral, derivative, max_rejections }: AdaptiveOptions, with dt_max
+/// from [time]. A run to `end`, dt its first try, without dt_growth.
+void readAdaptive(TableReader adaptive, TableReader& time, Deck& deck) {
+  if (deck.steps > 0)
+    time.error(time.find("steps"), "steps",
+               "an adaptive run goes to `end`; its steps are the controller's");
+  if (deck.dtGrowth != 1)
+    time.error(time.find("dt_growth"), "dt_growth",
+               "an adaptive run's dt is the controller's: no dt_growth");
+  AdaptiveOptions& o = deck.adaptiveOptions;
+  o.tolerance = adaptive.number("tolerance", o.tolerance, 0, 1);
+  o.absoluteTolerance = adaptive.number("absolute_tolerance", 0, 0, huge);
+  o.dtMin = adaptive.number("dt_min", 0, 0, deck.dt);
+  o.dtMax = deck.dtMax;
+  o.maxGrowth = adaptive.number("max_growth", o.maxGrowth, 1, 100);
+  o.minShrink = adaptive.number("min_shrink", o.minShrink, 1e-6, 0.99);
+  o.proportional = adaptive.number("proportional", o.proportional, 0, 10);
+  o.integral = adaptive.number("integral", o.integral, 0, 10);
+  o.derivative = adaptive.number("derivative", o.derivative, 0, 10);
+  o.maxRejections = adaptive.integer("max_rejections", o.maxRejections, 1, 1000);
+  try {
+    o.validate();
+  } catch (const Error& e) {
+    adaptive.error(nullptr, "adaptive", e.message());
+  }
+  adaptive.finish();
+  deck.adaptive = true;
+}
+
 void readTime(TableReader& time, Deck& deck) {
   deck.steady = time.boolean("steady", false);
   if (deck.steady) {
@@ -185,6 +215,11 @@ void readTime(TableReader& time, Deck& deck) {
   deck.end = time.number("end", 0, 1e-300, huge);
   if ((deck.steps > 0) == (deck.end > 0))
     time.error(nullptr, "steps", "give either steps or end (one of them)");
+  if (const auto* adaptive = time.subtable("adaptive")) {
+    readAdaptive(TableReader(deck.path, *adaptive, "time.adaptive"), time, deck);
+    time.finish();
+    return;  // the steps are the controller's: maxSteps is checked as the run goes
+  }
   // Bounded runs only: at most maxSteps steps, and dt and time finite all along. The
   // schedule is followed while dt grows; once dt is constant the rest is counted at once.
   TimeSchedule schedule(deck);

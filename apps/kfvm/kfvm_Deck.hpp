@@ -6,6 +6,7 @@
 // folder is a working example. Parsing checks everything: an unknown key, a wrong type
 // or a value out of range is a kfvm::Error naming the file, line, key and value.
 
+#include <kfvm_AdaptiveOptions.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_Parameters.hpp>
 #include <kfvm_Patch.hpp>
@@ -115,6 +116,10 @@ struct Deck {
   std::string timeScheme = "backward-euler";
   double dt = 0, dtGrowth = 1, dtMax = 0, end = 0;
   int steps = 0;
+  // [time] adaptive = { ... }: error-controlled steps (AdaptiveStepper) to `end`, dt the
+  // first try and dt_max the largest step
+  bool adaptive = false;
+  AdaptiveOptions adaptiveOptions;
   // [output]
   std::string directory = "kfvm-output";
   int vtkEvery = 0, progressEvery = 10, pngEvery = 0, checkpointEvery = 0;

@@ -18,8 +18,9 @@ class ScalarProblem : public DeckProblem {
     stepper_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
   }
 
-  StepReport step(double dt, TimeScheme scheme) override {
-    return stepper_.step(fields_[0], Real(dt), scheme);
+  StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
+                  TimeScheme scheme) override {
+    return stepper_.step(fields[0], Real(dt), scheme);
   }
   StepReport solveSteady() override { return stepper_.solveSteady(fields_[0]); }
 
@@ -44,8 +45,9 @@ class CoupledProblem : public DeckProblem {
     stepper_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance));
   }
 
-  StepReport step(double dt, TimeScheme) override {  // backward Euler (readDeck)
-    return stepper_.step(fields_, Real(dt));
+  StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
+                  TimeScheme) override {  // backward Euler (readDeck)
+    return stepper_.step(fields, Real(dt));
   }
   StepReport solveSteady() override { return stepper_.solveSteady(fields_); }
 

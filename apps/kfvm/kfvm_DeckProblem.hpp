@@ -23,7 +23,12 @@ class DeckProblem {
       const std::vector<std::array<double, 3>>& centres);
   virtual ~DeckProblem() = default;
 
-  virtual StepReport step(double dt, TimeScheme scheme) = 0;
+  /// A step of the deck's own fields.
+  StepReport step(double dt, TimeScheme scheme) { return step(fields_, dt, scheme); }
+  /// A step of fields (one per variable, on the deck's mesh): the adaptive stepper's
+  /// trial steps.
+  virtual StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
+                          TimeScheme scheme) = 0;
   virtual StepReport solveSteady() = 0;
 
   /// One field per variable, in the deck's order.

@@ -10,6 +10,8 @@
 #include "kfvm_ProblemCommands.hpp"
 #include "kfvm_RunOutput.hpp"
 
+#include <kfvm_AdaptiveStepper.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -83,13 +85,18 @@ int checkResult(const Deck& deck, const CellField<Space>& field,
   return ok ? exitOk : exitCheckFailed;
 }
 
+/// The checkpoint after `step` at `time`, with the next step's dt and the adaptive
+/// controller's error history.
 CheckpointState checkpointOf(const Deck& deck,
                              const std::vector<CellField<Space>>& fields, int step,
-                             const TimeSchedule& schedule, const OutputSizes& sizes) {
+                             double time, double dt,
+                             const std::array<double, 2>& errorHistory,
+                             const OutputSizes& sizes) {
   CheckpointState state;
   state.step = step;
-  state.time = schedule.time();
-  state.dt = schedule.dt();
+  state.time = time;
+  state.dt = dt;
+  state.errorHistory = errorHistory;
   state.cells = deck.cells;
   state.fingerprint = deckFingerprint(deck);
   state.seriesBytes = sizes.seriesBytes;
@@ -105,7 +112,8 @@ CheckpointState checkpointOf(const Deck& deck,
 
 /// Takes the fields of a checkpoint after checking it belongs to this deck: the same
 /// mesh and variables, a step within the run, and the time and dt the deck's schedule
-/// has at that step, bit for bit. Returns the checkpoint (its step, time and CSV sizes).
+/// has at that step, bit for bit (an adaptive run's: a time within the run). Returns the
+/// checkpoint (its step, time, dt, controller history and CSV sizes).
 CheckpointState restartFrom(const std::string& path, const Deck& deck,
                             std::vector<CellField<Space>>& fields,
                             const std::vector<std::array<double, 3>>& centres,
@@ -118,12 +126,18 @@ CheckpointState restartFrom(const std::string& path, const Deck& deck,
           " has ", fingerprint);
   require(deck.steps == 0 || state.step <= deck.steps, "checkpoint '", path,
           "' is at step ", state.step, ", past the deck's last step ", deck.steps);
-  const TimeSchedule expected = TimeSchedule::after(deck, state.step);
-  require(state.time == expected.time() && state.dt == expected.dt(), "checkpoint '",
-          path, "' holds t = ", state.time, " and dt = ", state.dt, " at step ",
-          state.step, ", but the deck's time steps give t = ", expected.time(),
-          " and dt = ", expected.dt(), " there ([time] changed, or the file is damaged)");
-  schedule = expected;
+  if (deck.adaptive) {
+    require(state.time <= deck.end, "checkpoint '", path, "' is at t = ", state.time,
+            ", past the deck's end ", deck.end);
+  } else {
+    const TimeSchedule expected = TimeSchedule::after(deck, state.step);
+    require(state.time == expected.time() && state.dt == expected.dt(), "checkpoint '",
+            path, "' holds t = ", state.time, " and dt = ", state.dt, " at step ",
+            state.step, ", but the deck's time steps give t = ", expected.time(),
+            " and dt = ", expected.dt(),
+            " there ([time] changed, or the file is damaged)");
+    schedule = expected;
+  }
   for (std::size_t v = 0; v < fields.size(); ++v) fields[v].fromHost(state.values[v]);
   requireFinite(deck, fields, centres, "in checkpoint '" + path + "'");
   log::info("restart           from %s: step %d, t = %.10g", path.c_str(), state.step,
@@ -183,11 +197,17 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   TimeSchedule schedule(deck);
   int firstStep = 1;
   OutputResume resume;
+  // An adaptive run's clock: the time, the next step's first try and the controller.
+  double now = 0, nextDt = deck.dt;
+  std::array<double, 2> errorHistory{1, 1};
   if (!options.restart.empty()) {
     const CheckpointState state =
         restartFrom(options.restart, deck, fields, centres, schedule);
     firstStep = state.step + 1;
     resume = {state.time, state.seriesBytes, state.probesBytes};
+    now = state.time;
+    nextDt = state.dt;
+    errorHistory = state.errorHistory;
   }
   const bool restarted = !options.restart.empty();
   RunOutput output(deck, directory, mesh, fields, resume);
@@ -212,48 +232,90 @@ int runDeck(const Deck& deck, const RunOptions& options) {
     integral = statistics[std::size_t(deck.checkVariable)].integral;
   } else {
     const auto scheme = timeSchemeFromName(deck.timeScheme);
-    for (int step = firstStep; !schedule.finished(step); ++step) {
+    std::unique_ptr<AdaptiveStepper<Space>> adaptive;
+    if (deck.adaptive) {
+      adaptive = std::make_unique<AdaptiveStepper<Space>>(
+          mesh,
+          [&problem, scheme](std::vector<CellField<Space>>& trial, Real dt) {
+            return problem->step(trial, dt, scheme);
+          },
+          scheme == TimeScheme::CrankNicolson ? 2 : 1, deck.adaptiveOptions);
+      adaptive->setErrorHistory(errorHistory);
+    }
+    AdaptiveRunReport tally;  // an adaptive run's steps, rejected tries and dt range
+    const double landing = deck.end * (1 - 1e-12);
+    for (int step = firstStep; adaptive ? now < landing : !schedule.finished(step);
+         ++step) {
       if (options.maxSteps > 0 && step - firstStep >= options.maxSteps) {
         cut = true;
         break;
       }
-      const double thisDt = schedule.stepDt();
-      const auto report = problem->step(thisDt, scheme);
-      if (!report.converged)
-        return stepFailed(deck, fields, mesh, centres, step, schedule.time() + thisDt,
-                          report.reason, output.rewritesInPlace());
-      schedule.advance();
-      const auto statistics =
-          output.record(step, schedule.time(), thisDt, report, deck.steps);
+      double thisDt = 0;
+      StepReport report;
+      if (adaptive) {
+        require(step <= maxSteps, deck.path, ": the adaptive run reached ", maxSteps,
+                " steps at t = ", now, " of ", deck.end, " (dt ", nextDt, ")");
+        const double left = deck.end - now;  // the last step lands on end
+        const AdaptiveStepReport taken = adaptive->stepTowards(fields, left, nextDt);
+        tally.rejected += taken.rejected;
+        if (!taken.accepted)
+          return stepFailed(deck, fields, mesh, centres, step, now + taken.dt,
+                            taken.reason, output.rewritesInPlace());
+        if (!taken.reason.empty()) log::info("step %d: %s", step, taken.reason.c_str());
+        if (taken.rejected > 0)
+          log::debug("step %d: %d tries rejected before dt = %.6g (error %.3g)", step,
+                     taken.rejected, taken.dt, taken.error);
+        thisDt = taken.dt;
+        now = taken.dt >= left ? deck.end : now + taken.dt;
+        tally.smallestDt = tally.steps == 0 ? thisDt : std::min(tally.smallestDt, thisDt);
+        tally.largestDt = std::max(tally.largestDt, thisDt);
+        ++tally.steps;
+        report = taken.last;
+        report.totalIterations = int(taken.linearIterations);
+      } else {
+        thisDt = schedule.stepDt();
+        report = problem->step(thisDt, scheme);
+        if (!report.converged)
+          return stepFailed(deck, fields, mesh, centres, step, schedule.time() + thisDt,
+                            report.reason, output.rewritesInPlace());
+        schedule.advance();
+        now = schedule.time();
+      }
+      const auto statistics = output.record(step, now, thisDt, report, deck.steps);
       for (const auto& s : statistics)
         if (!std::isfinite(s.integral))
-          return stepFailed(deck, fields, mesh, centres, step, schedule.time(), "",
+          return stepFailed(deck, fields, mesh, centres, step, now, "",
                             output.rewritesInPlace());
       integral = statistics[std::size_t(deck.checkVariable)].integral;
-      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0)
-        output.writeVtk(step, schedule.time());
+      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(step, now);
       if (deck.pngEvery > 0 && step % deck.pngEvery == 0) output.writePng(step);
       lastStep = step;
       if (deck.checkpointEvery > 0 && step % deck.checkpointEvery == 0) {
-        writeCheckpoint(directory + "/checkpoint.h5",
-                        checkpointOf(deck, fields, step, schedule, output.sync()));
+        writeCheckpoint(
+            directory + "/checkpoint.h5",
+            checkpointOf(
+                deck, fields, step, now, adaptive ? nextDt : schedule.dt(),
+                adaptive ? adaptive->errorHistory() : std::array<double, 2>{1, 1},
+                output.sync()));
         log::debug("checkpoint        %s/checkpoint.h5: step %d, t = %.10g",
-                   directory.c_str(), step, schedule.time());
+                   directory.c_str(), step, now);
       }
     }
+    if (adaptive && tally.steps > 0)
+      log::info("adaptive          %d steps, %d tries rejected, dt from %.6g to %.6g",
+                tally.steps, tally.rejected, tally.smallestDt, tally.largestDt);
   }
-  if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0)
-    output.writeVtk(lastStep, schedule.time());
+  if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0) output.writeVtk(lastStep, now);
   if (deck.pngEvery == 0 || lastStep % deck.pngEvery != 0) output.writePng(lastStep);
   output.finish();
   if (cut) {
     std::printf(
         "stopped           after %lld steps (--max-steps), at step %d, t = %.10g; "
         "no [check] before the run's end\n",
-        options.maxSteps, lastStep, schedule.time());
+        options.maxSteps, lastStep, now);
     return 0;
   }
-  return checkResult(deck, checked, centres, schedule.time(), integral0, integral);
+  return checkResult(deck, checked, centres, now, integral0, integral);
 }
 
 int checkDeck(const Deck& deck) {

@@ -162,6 +162,7 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
                      {StencilLoop::Cells, "cells"},
                      {StencilLoop::Teams, "teams"},
                      {StencilLoop::Columns, "columns of 8"}};
+    const DeviceScalar<Space> dot("kfvm::bench::dot");
     for (const auto& [loop, name] : loops) {
       StencilOperator<Space> constant(assembler, loop), varying(variableAssembler, loop);
       // Constant D: x and y once each, and the diagonal unless it is one number inside
@@ -172,6 +173,11 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
            [&] { constant.apply(x, y); });
       time("matrix-free 7-point, variable D (" + name + ")", (3 * cells + faces) * S,
            [&] { varying.apply(x, y); });
+      // With x . y in the same pass (CG's product and p.q; a reduction after the loops
+      // that do not sum as they go).
+      time("matrix-free 7-point with x.y, constant D (" + name + ")",
+           (constant.uniformInteriorDiagonal() ? 2 : 3) * cells * S,
+           [&] { constant.applyAndDot(x, y, dot); });
     }
   }
   const double spmvBytes =

@@ -105,6 +105,10 @@ StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
 
 template <class ExecSpace>
 void ImplicitStepper<ExecSpace>::setMatrixFree(bool on) {
+  require(!on || !solver_->needsMatrix(), "matrix-free solves: solver '", solver_->name(),
+          "' with preconditioner '", solver_->preconditionerName(),
+          "' needs an assembled matrix (a native method with jacobi, chebyshev or none "
+          "does not)");
   matrixFree_.reset();
   if (on) matrixFree_ = std::make_unique<MatrixFreeOperator<ExecSpace>>(assembler_);
   // Matrix-free, the assembly skips the matrix values (nothing reads them).

@@ -65,7 +65,8 @@ class ImplicitStepper {
 
   /// Linear solves by the matrix-free stencil (MatrixFreeOperator) instead of the
   /// assembled matrix: the same answers to rounding, fewer bytes per product. The
-  /// preconditioner must not need the matrix (jacobi, chebyshev, none). The assembly then
+  /// preconditioner must not need the matrix (jacobi, chebyshev, none: else kfvm::Error
+  /// here, naming the solver and preconditioner). The assembly then
   /// skips the matrix values: assembler().matrix() holds those of the last fill. Throws
   /// kfvm::Error for an equation with the fourth-order term.
   void setMatrixFree(bool on);

@@ -37,6 +37,7 @@ class KrylovSolver final : public LinearSolver<ExecSpace> {
   }
 
   void operatorImpl(const LinearOperator<ExecSpace>& op) override { use(op); }
+  bool needsMatrix() const override { return preconditioner_->needsMatrix(); }
 
   void use(const LinearOperator<ExecSpace>& op) {
     op_ = &op;

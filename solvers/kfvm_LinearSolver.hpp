@@ -42,6 +42,10 @@ class LinearSolver {
 
   /// The preconditioner chosen by the "preconditioner" parameter ("none" for none).
   const std::string& preconditionerName() const { return preconditioner_; }
+  /// True when a solve needs an assembled matrix (setOperator() of a matrix-free one
+  /// fails): the Trilinos solvers, and the native ones with a factorizing
+  /// preconditioner (ilu0, block-jacobi).
+  virtual bool needsMatrix() const { return true; }
 
   /// Solves with x as the initial guess; x holds the answer on return. A solve that stops
   /// without converging says so in the report (it does not throw).

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 
@@ -147,6 +149,16 @@ void readBoundary(TableReader& boundary, Deck& deck) {
   deck.boundaries.push_back(spec);
 }
 
+/// The shortest text that reads back as value (a parameter given in the deck).
+std::string shortestText(double value) {
+  char text[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
+}
+
 void readSolver(TableReader& solver, Deck& deck) {
   deck.solver = solver.string("name", "gmres");
   deck.solverAt = solver.at("name");
@@ -157,6 +169,34 @@ void readSolver(TableReader& solver, Deck& deck) {
   deck.solverParameters.set("preconditioner", solver.string("preconditioner", "jacobi"));
   if (solver.find("restart"))
     deck.solverParameters.set("restart", solver.integer("restart", 30, 1, 1000));
+  deck.matrixFree = solver.boolean("matrix_free", false);
+  deck.matrixFreeAt = solver.at("matrix_free");
+  if (deck.matrixFree && deck.isCoupled())
+    solver.error(solver.find("matrix_free"), "matrix_free",
+                 "a coupled deck solves with its block matrix");
+  // Any other parameter of the method, the preconditioner or a Trilinos solver
+  // (chebyshev_degree, criterion, preconditioner_reuse, ...), passed as given; the
+  // solver refuses one it does not read (validateDeck).
+  if (const toml::table* parameters = solver.subtable("parameters")) {
+    for (auto&& [name, node] : *parameters) {
+      const std::string key(name.str());
+      if (key == "tolerance" || key == "max_iterations" || key == "preconditioner" ||
+          key == "restart")
+        solver.error(&node, "parameters." + key, "give ", key, " in [solver] itself");
+      if (node.is_string())
+        deck.solverParameters.set(key, *node.value<std::string>());
+      else if (node.is_integer())
+        deck.solverParameters.set(key, std::to_string(*node.value<std::int64_t>()));
+      else if (node.is_floating_point())
+        deck.solverParameters.set(key, shortestText(*node.value<double>()));
+      else if (node.is_boolean())
+        deck.solverParameters.set(key, *node.value<bool>() ? "true" : "false");
+      else
+        solver.error(&node, "parameters." + key,
+                     "expected a string, number or true/false, got ",
+                     TableReader::show(node));
+    }
+  }
   deck.maxSweeps = solver.integer("sweeps", 20, 1, 100000);
   deck.sweepTolerance = solver.number("sweep_tolerance", 1e-8, 1e-300, 1);
   deck.relaxation = solver.number("relaxation", 1, 1e-3, 1);

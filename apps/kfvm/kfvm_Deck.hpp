@@ -107,8 +107,10 @@ struct Deck {
   std::vector<BoundarySpec> boundaries;
   // [solver]
   std::string solver = "gmres";
-  Parameters solverParameters;
+  Parameters solverParameters;  // with [solver.parameters], passed through
   DeckKey solverAt;
+  bool matrixFree = false;  // solves by the stencil (ImplicitStepper::setMatrixFree)
+  DeckKey matrixFreeAt;
   int maxSweeps = 20;
   double sweepTolerance = 1e-8, relaxation = 1;
   // [time]

@@ -16,6 +16,7 @@ class ScalarProblem : public DeckProblem {
         stepper_(buildEquation(deck, mesh, centres, equation_),
                  makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters)) {
     stepper_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
+    stepper_.setMatrixFree(deck.matrixFree);
   }
 
   StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,

@@ -82,11 +82,21 @@ std::string validateDeck(const Deck& deck) {
       deckError(deck, spec.at, error.message());
     }
   }
+  std::unique_ptr<LinearSolver<DeckSpace>> solver;
   try {
-    (void)makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters);
+    solver = makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters);
   } catch (const Error& error) {
     deckError(deck, deck.solverAt, error.message());
   }
+  if (deck.matrixFree && solver->needsMatrix())
+    deckError(deck, deck.matrixFreeAt, "solver '", deck.solver, "' with preconditioner '",
+              solver->preconditionerName(),
+              "' needs an assembled matrix (a native method with jacobi, chebyshev or "
+              "none does not)");
+  if (deck.matrixFree && deck.hasHigherOrder)
+    deckError(deck, deck.matrixFreeAt,
+              "the higher-order term reaches neighbours' neighbours: its solves need the "
+              "matrix");
   return memory;
 }
 

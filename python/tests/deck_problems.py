@@ -71,6 +71,7 @@ def _constrain(var, mesh, b):
 
 def _solver(deck):
     s = dict(deck.get("solver", {}))
+    s.update(s.pop("parameters", {}))  # [solver.parameters]: any other solver parameter
     sweeps = s.pop("sweeps", None), s.pop("sweep_tolerance", None)
     return kfvm.Solver(s.pop("name", "cg"), **s), sweeps
 
@@ -121,6 +122,8 @@ def _PolySource(coefficients, var):
 
 def _times(time):
     """The deck's steps as dts: dt, steps, end, dt_growth, dt_max."""
+    if "adaptive" in time:
+        raise NotImplementedError("adaptive time steps (kfvm.run_deck runs them)")
     dt = time["dt"]
     growth, dt_max = time.get("dt_growth", 1.0), time.get("dt_max", float("inf"))
     if "steps" in time:

@@ -34,7 +34,7 @@ def test_deck_with_potential_boundaries_is_reported_as_not_translated():
 
 
 @DOUBLE_ONLY
-@pytest.mark.parametrize("name", ["diffusion1d", "two-species1d"])
+@pytest.mark.parametrize("name", ["diffusion1d", "two-species1d", "diffusion1d-adaptive"])
 def test_run_deck_equals_kfvm_run(name, tmp_path, kfvm_command):
     deck = DECKS / (name + ".toml")
     here, there = tmp_path / "python", tmp_path / "command"

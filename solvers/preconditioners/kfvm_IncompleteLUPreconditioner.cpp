@@ -27,6 +27,7 @@ class IncompleteLUPreconditioner final : public Preconditioner<ExecSpace> {
       : Preconditioner<ExecSpace>(perVariable ? "block-jacobi" : "ilu0"),
         perVariable_(perVariable) {}
 
+  bool needsMatrix() const override { return true; }
   void apply(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const override {
     factors_.apply(r, z);
     this->op().space().zeroGhosts(z);

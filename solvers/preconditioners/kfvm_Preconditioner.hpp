@@ -38,6 +38,9 @@ class Preconditioner {
   virtual const Vector<ExecSpace>* pointwiseWeights() const { return nullptr; }
   /// True for "none" (z = r).
   virtual bool isIdentity() const { return false; }
+  /// True when setup() needs the operator's assembled matrix (a factorization): such a
+  /// preconditioner cannot serve a matrix-free operator.
+  virtual bool needsMatrix() const { return false; }
 
  protected:
   explicit Preconditioner(std::string name) : name_(std::move(name)) {}

@@ -1,6 +1,7 @@
 // The `kfvm` command's own pieces, without Kokkos: deck expressions, PNG snapshots
 // (read back with stb_image), and the checked writes, checksums and seals of
 // kfvm_DurableFile.hpp that every output and checkpoint goes through.
+#include "kfvm_Deck.hpp"
 #include "kfvm_Expression.hpp"
 #include "kfvm_PngWriter.hpp"
 
@@ -246,6 +247,41 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   EXPECT_TRUE(contains(message, path + ".tmp") && contains(message, "No space left"))
       << message;
   EXPECT_EQ(readFile(path), before);
+}
+
+// [solver] matrix_free and [solver.parameters] reach the solver's parameters as given
+// (a number as the shortest text that reads back as it); [time] adaptive fills the
+// controller's settings, dt_max from [time].
+TEST(Deck, SolverParametersAndAdaptiveSettingsAreReadAsGiven) {
+  const std::string path = scratch("parameters.toml");
+  {
+    std::ofstream deck(path);
+    deck << "[mesh]\ndimension = 1\ncells = [8]\nlength = [1.0]\n"
+            "[equation]\ntransient = 1.0\ndiffusion = 1.0\n"
+            "[solver]\nname = \"cg\"\npreconditioner = \"chebyshev\"\n"
+            "matrix_free = true\n"
+            "[solver.parameters]\nchebyshev_degree = 4\nchebyshev_boost = 1.1\n"
+            "criterion = \"initial\"\nabsolute_tolerance = 1e-300\n"
+            "[time]\ndt = 0.01\ndt_max = 0.5\nend = 1.0\n"
+            "adaptive = { tolerance = 2e-4, dt_min = 1e-7, max_growth = 1.5, "
+            "max_rejections = 7 }\n";
+  }
+  const Deck deck = readDeck(path, {"upwind"});
+  EXPECT_TRUE(deck.matrixFree);
+  const auto& p = deck.solverParameters;
+  EXPECT_EQ(p.getString("chebyshev_degree", ""), "4");
+  EXPECT_EQ(p.getString("chebyshev_boost", ""), "1.1");
+  EXPECT_EQ(p.getString("criterion", ""), "initial");
+  EXPECT_EQ(p.getString("absolute_tolerance", ""), "1e-300");
+  EXPECT_EQ(p.getString("preconditioner", ""), "chebyshev");
+  ASSERT_TRUE(deck.adaptive);
+  EXPECT_EQ(deck.adaptiveOptions.tolerance, 2e-4);
+  EXPECT_EQ(deck.adaptiveOptions.dtMin, 1e-7);
+  EXPECT_EQ(deck.adaptiveOptions.dtMax, 0.5);
+  EXPECT_EQ(deck.adaptiveOptions.maxGrowth, 1.5);
+  EXPECT_EQ(deck.adaptiveOptions.maxRejections, 7);
+  EXPECT_EQ(deck.adaptiveOptions.integral, AdaptiveOptions().integral);
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
-"""kfvm.fipy: FiPy's own solves against kfvm's, equation and solver level.
-
-FiPy comes from KFVM_FIPY_PATH (ctest sets it to FiPy's source folder when the build
-found one): when it is set, FiPy must import; without it these tests are skipped.
-"""
+"""kfvm.fipy: FiPy's own solves against kfvm's, equation and solver level, for one
+variable (coupled systems: test_fipy_coupled.py). FiPy comes from KFVM_FIPY_PATH
+(fipy_setup.py)."""
 
 import os
 import subprocess
@@ -12,36 +10,10 @@ import warnings
 import numpy as np
 import pytest
 
-FIPY_PATH = os.environ.get("KFVM_FIPY_PATH")
-if not FIPY_PATH:
-    pytest.skip("KFVM_FIPY_PATH (FiPy's source folder) is not set", allow_module_level=True)
-sys.path.insert(0, FIPY_PATH)
-os.environ.setdefault("FIPY_SOLVERS", "scipy")
-os.environ.setdefault("FIPY_VIEWERS", "dummy")
-os.environ["KFVM_FIPY_QUIET"] = "1"
-
-import fipy  # noqa: E402  (must import when KFVM_FIPY_PATH is given)
+from fipy_setup import FIPY_PATH, TIGHT, _hook, fipy, grid2d, kf, kfvm, relative  # noqa: F401
 from fipy import (CellVariable, FaceVariable, Grid1D, Grid2D, Grid3D,  # noqa: E402
                   DiffusionTerm, ExplicitDiffusionTerm, ImplicitSourceTerm, TransientTerm)
 from fipy import terms as fterms  # noqa: E402
-
-import kfvm  # noqa: E402
-
-if kfvm._kfvm.real_type != "float64":
-    pytest.skip("FiPy computes in double; this build's kfvm in %s" % kfvm._kfvm.real_type,
-                allow_module_level=True)
-
-import kfvm.fipy as kf  # noqa: E402
-
-TIGHT = 1e-13  # solver tolerance of both sides: answers agree to round-off
-
-
-@pytest.fixture(autouse=True)
-def _hook():
-    kf.reset()
-    kf.activate()
-    yield
-    kf.activate()
 
 
 def _both(build, steps=3, sweep=False):
@@ -71,10 +43,6 @@ def _both(build, steps=3, sweep=False):
     return answers, residuals
 
 
-def _relative(a, b):
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(a)), 1e-300))
-
-
 def _case(mesh_of, rhs_of, lhs_of=lambda m: TransientTerm(), bcs=("left", "right", "top"),
           dt=0.01, has_old=True, options_of=lambda m: {},
           init=lambda m: 0.3 * m.cellCenters[0]):
@@ -97,10 +65,6 @@ def _case(mesh_of, rhs_of, lhs_of=lambda m: TransientTerm(), bcs=("left", "right
             options["dt"] = dt
         return make, phi, options
     return build
-
-
-def _grid2d():
-    return Grid2D(nx=12, ny=8, dx=0.1, dy=[0.05] * 4 + [0.15] * 4)
 
 
 def _diagonal_tensor(m):
@@ -131,38 +95,38 @@ CONVECTIONS = [fterms.UpwindConvectionTerm, fterms.CentralDifferenceConvectionTe
 CASES = {
     "diffusion-1d": _case(lambda: Grid1D(nx=20, dx=0.05), lambda m, p: DiffusionTerm(2.0),
                           bcs=("left", "right")),
-    "diffusion-nonuniform-2d": _case(_grid2d, lambda m, p: DiffusionTerm(1.0)),
+    "diffusion-nonuniform-2d": _case(grid2d, lambda m, p: DiffusionTerm(1.0)),
     "diffusion-3d": _case(lambda: Grid3D(nx=4, ny=3, nz=5, dx=0.2, dy=0.3, dz=[0.1] * 5),
                           lambda m, p: DiffusionTerm(1.0)),
-    "cell-coefficient": _case(_grid2d, lambda m, p: DiffusionTerm(
+    "cell-coefficient": _case(grid2d, lambda m, p: DiffusionTerm(
         1.0 + CellVariable(mesh=m, value=m.x))),
-    "face-coefficient-of-phi": _case(_grid2d, lambda m, p: DiffusionTerm(
+    "face-coefficient-of-phi": _case(grid2d, lambda m, p: DiffusionTerm(
         1.0 + p.arithmeticFaceValue ** 2)),
     # FiPy's rank-2 coefficients, diagonal (examples/diffusion/steadyState/mesh20x20/
     # isotropy): G_aa on the faces normal to axis a.
-    "diagonal-tensor": _case(_grid2d, lambda m, p: DiffusionTerm(
+    "diagonal-tensor": _case(grid2d, lambda m, p: DiffusionTerm(
         coeff=(((1.5, 0.0), (0.0, 0.5)),))),
-    "diagonal-tensor-on-faces": _case(_grid2d, lambda m, p: DiffusionTerm(coeff=(
+    "diagonal-tensor-on-faces": _case(grid2d, lambda m, p: DiffusionTerm(coeff=(
         FaceVariable(mesh=m, elementshape=(2, 2), value=_diagonal_tensor(m)),))),
-    "sources": _case(_grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-0.5)
+    "sources": _case(grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-0.5)
                      + 0.2 + p ** 2),
     # FiPy's rule: implicit where the coefficient adds to the diagonal, explicit elsewhere.
-    "implicit-source-of-either-sign": _case(_grid2d, lambda m, p: DiffusionTerm(1.0)
+    "implicit-source-of-either-sign": _case(grid2d, lambda m, p: DiffusionTerm(1.0)
                                             + ImplicitSourceTerm(p - 0.5)),
-    "steady": _case(_grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-1.0),
+    "steady": _case(grid2d, lambda m, p: DiffusionTerm(1.0) + ImplicitSourceTerm(-1.0),
                     lhs_of=lambda m: None),
-    "steady-diffusion-on-the-left": _case(_grid2d, lambda m, p: -DiffusionTerm(1.0) + 3.0,
+    "steady-diffusion-on-the-left": _case(grid2d, lambda m, p: -DiffusionTerm(1.0) + 3.0,
                                           lhs_of=lambda m: None),
-    "transient-coefficient": _case(_grid2d, lambda m, p: DiffusionTerm(1.0),
+    "transient-coefficient": _case(grid2d, lambda m, p: DiffusionTerm(1.0),
                                    lhs_of=lambda m: TransientTerm(1.0 + m.x)),
     # FiPy's ExplicitDiffusionTerm at var.value, on the right-hand side: with hasOld it
     # reads var.old's constraints (none: zero flux), without it var's own.
     "crank-nicolson-as-fipy-writes-it": _case(
-        _grid2d, lambda m, p: DiffusionTerm(0.5) + ExplicitDiffusionTerm(0.5)),
+        grid2d, lambda m, p: DiffusionTerm(0.5) + ExplicitDiffusionTerm(0.5)),
     "explicit-diffusion-without-old": _case(
-        _grid2d, lambda m, p: DiffusionTerm(0.3) + ExplicitDiffusionTerm(
+        grid2d, lambda m, p: DiffusionTerm(0.3) + ExplicitDiffusionTerm(
             1.0 + p.arithmeticFaceValue), has_old=False),
-    "cahn-hilliard-nonuniform-2d": _case(_grid2d, _cahn_hilliard, dt=1e-4),
+    "cahn-hilliard-nonuniform-2d": _case(grid2d, _cahn_hilliard, dt=1e-4),
     "cahn-hilliard-closed-1d": _case(lambda: Grid1D(nx=40, dx=0.025), _cahn_hilliard,
                                      bcs=(), dt=1e-3),
     "fourth-order-flux-condition-1d": _case(
@@ -194,17 +158,17 @@ CASES = {
             fipy.NthOrderBoundaryCondition(m.facesLeft, 0.1, 0),
             fipy.NthOrderBoundaryCondition(m.facesRight, 0.0, 2))}),
     "diffusion-value-condition-2d": _case(
-        _grid2d, lambda m, p: DiffusionTerm(1.0), bcs=("top",),
+        grid2d, lambda m, p: DiffusionTerm(1.0), bcs=("top",),
         options_of=lambda m: {"boundaryConditions": (
             fipy.NthOrderBoundaryCondition(m.facesLeft, 0.5 * m.faceCenters[1], 0),)}),
     "cahn-hilliard-3d": _case(lambda: Grid3D(nx=5, ny=4, nz=3, dx=0.1, dy=0.1, dz=0.1),
                               lambda m, p: _cahn_hilliard(m, p, -1.0, -0.01), dt=1e-4),
 }
 for _c in CONVECTIONS:
-    CASES[_c.__name__] = _case(_grid2d, lambda m, p: DiffusionTerm(0.1),
+    CASES[_c.__name__] = _case(grid2d, lambda m, p: DiffusionTerm(0.1),
                                lhs_of=lambda m, c=_c: TransientTerm() + c(coeff=(1.0, 0.5)))
     CASES[_c.__name__ + "-closed"] = _case(
-        _grid2d, lambda m, p: DiffusionTerm(0.1), bcs=(),
+        grid2d, lambda m, p: DiffusionTerm(0.1), bcs=(),
         lhs_of=lambda m, c=_c: TransientTerm() + c(coeff=(-1.0, 0.5)))
 # FiPy's explicit convection (old values on the right-hand side; its boundary: Dirichlet
 # faces explicit, gradient faces implicit) and Van Leer's CFL-scaled limiter, whose
@@ -214,10 +178,10 @@ EXPLICIT_CONVECTIONS = [fterms.ExplicitUpwindConvectionTerm, fterms.VanLeerConve
 for _c in EXPLICIT_CONVECTIONS:
     for _old in (True, False):
         _name = _c.__name__ + ("" if _old else "-without-old")
-        CASES[_name] = _case(_grid2d, lambda m, p: DiffusionTerm(0.02), has_old=_old,
+        CASES[_name] = _case(grid2d, lambda m, p: DiffusionTerm(0.02), has_old=_old,
                              lhs_of=lambda m, c=_c: TransientTerm() + c(coeff=(1.0, 0.5)))
         CASES[_name + "-closed"] = _case(
-            _grid2d, lambda m, p: DiffusionTerm(0.02), bcs=(), has_old=_old,
+            grid2d, lambda m, p: DiffusionTerm(0.02), bcs=(), has_old=_old,
             lhs_of=lambda m, c=_c: TransientTerm() + c(coeff=(-1.0, 0.5)))
     # A square pulse and a wave, flowing left out of an open Dirichlet face: the limiter's
     # every branch (extrema, steep and smooth slopes).
@@ -227,7 +191,7 @@ for _c in EXPLICIT_CONVECTIONS:
         init=lambda m: (np.where(abs(m.x - 0.5) < 0.15, 1.0, 0.0)
                         + 0.2 * np.sin(20.0 * np.asarray(m.x))))
 CASES["convection-face-velocity"] = _case(
-    _grid2d, lambda m, p: DiffusionTerm(0.1),
+    grid2d, lambda m, p: DiffusionTerm(0.1),
     lhs_of=lambda m: TransientTerm() + fterms.PowerLawConvectionTerm(
         coeff=FaceVariable(mesh=m, rank=1, value=(m.faceCenters[1], -m.faceCenters[0]))))
 
@@ -235,7 +199,7 @@ CASES["convection-face-velocity"] = _case(
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_translated_solve_is_fipys(name):
     (fipy_alone, on_kfvm), _ = _both(CASES[name])
-    assert _relative(fipy_alone, on_kfvm) < 1e-10
+    assert relative(fipy_alone, on_kfvm) < 1e-10
     where = {r["where"] for r in kf.report()}
     assert where == {"kfvm"}, kf.report()
 
@@ -265,180 +229,6 @@ def test_compiled_once_and_only_changes_move():
     assert compiled.bytes_moved == 5 * mesh.numberOfCells * 8
 
 
-def _coupled_cahn_hilliard(m, v):
-    """examples/cahnHilliard/mesh2DCoupled's eq1 & eq2: a cell-field ImplicitSourceTerm
-    of either sign on phi in psi's equation (FiPy's rule by block), an explicit source,
-    no hasOld."""
-    phi, psi = v
-    dfdphi = phi * (1 - phi) * (1 - 2 * phi)
-    d2fdphi2 = 1 - 6 * phi * (1 - phi)
-    eq1 = TransientTerm(var=phi) == DiffusionTerm(coeff=1.0, var=psi)
-    eq2 = (ImplicitSourceTerm(coeff=1.0, var=psi)
-           == ImplicitSourceTerm(coeff=d2fdphi2, var=phi) - d2fdphi2 * phi + dfdphi
-           - DiffusionTerm(coeff=0.01, var=phi))
-    return eq1 & eq2
-
-
-def _coupled_cross_diffusion(m, v):
-    """examples/diffusion/coupled's second form: cross-diffusion blocks of either sign,
-    each variable's constraints in every block acting on it."""
-    v0, v1 = v
-    eqn0 = TransientTerm(var=v0) == DiffusionTerm(0.01, var=v0) - DiffusionTerm(1, var=v1)
-    eqn1 = TransientTerm(var=v1) == DiffusionTerm(1, var=v0) + DiffusionTerm(0.01, var=v1)
-    return eqn0 & eqn1
-
-
-def _coupled_three(m, v):
-    """Three variables: a transient coefficient field, face coefficients of either sign
-    from a variable, steady third equation, sources of either sign off the diagonal."""
-    a, b, c = v
-    face = 0.5 - b.arithmeticFaceValue
-    return ((TransientTerm(1.0 + m.x, var=a) == DiffusionTerm(0.2, var=a)
-             + DiffusionTerm(face, var=b) + ImplicitSourceTerm(b - 0.3, var=c))
-            & (TransientTerm(2.0, var=b) == DiffusionTerm(0.3, var=b)
-               - ImplicitSourceTerm(a, var=a) + 0.1)
-            & (DiffusionTerm(1.0, var=c) + ImplicitSourceTerm(-1.0, var=c)
-               + ImplicitSourceTerm(0.5, var=a) == 0))
-
-
-def _coupled_case(mesh_of, equations_of, names, has_old, constrain, dt=1e-3):
-    def build():
-        mesh = mesh_of()
-        x = mesh.cellCenters[0]
-        v = [CellVariable(mesh=mesh, name=n, hasOld=has_old,
-                          value=0.5 + 0.1 * np.sin(7.0 * (k + 1) * x)) for k, n in
-             enumerate(names)]
-        constrain(mesh, v)
-        return (lambda: equations_of(mesh, v)), v, {"dt": dt}
-    return build
-
-
-def _constrain_ends(m, v):
-    v[0].constrain(0.0, m.facesLeft)
-    v[0].constrain(1.0, m.facesRight)
-    v[1].constrain(1.0, m.facesLeft)
-    v[1].constrain(0.0, m.facesRight)
-
-
-def _constrain_mixed(m, v):
-    v[0].constrain(1.0, m.facesLeft)
-    v[1].faceGrad.constrain([[0.0]] * (m.dim - 1) + [[0.4]], m.facesTop)
-    v[2].constrain(0.2 * m.faceCenters[1], m.facesRight)
-
-
-COUPLED_CASES = {
-    "cahn-hilliard-coupled-nonuniform-2d": _coupled_case(
-        _grid2d, _coupled_cahn_hilliard, ("phi", "psi"), False, lambda m, v: None),
-    "cross-diffusion-1d": _coupled_case(lambda: Grid1D(nx=50, Lx=1.0),
-                                        _coupled_cross_diffusion, ("v0", "v1"), True,
-                                        _constrain_ends, dt=1e-2),
-    "three-variables-2d": _coupled_case(_grid2d, _coupled_three, ("a", "b", "c"), True,
-                                        _constrain_mixed, dt=1e-2),
-}
-
-
-def _vector_cahn_hilliard(m, var):
-    """mesh2DCoupled's vector form: (2, 2) coefficients, one block per entry."""
-    v0 = var[0]
-    dfdphi = v0 * (1 - v0) * (1 - 2 * v0)
-    d2fdphi2 = 1 - 6 * v0 * (1 - v0)
-    source = (- d2fdphi2 * v0 + dfdphi) * (0, 1)
-    implicit = d2fdphi2 * ((0, 0), (1., 0)) + ((0, 0), (0, -1.))
-    return (TransientTerm(((1., 0.), (0., 0.)))
-            == DiffusionTerm([((0., 1.0), (-0.01, 0.))]) + ImplicitSourceTerm(implicit)
-            + source)
-
-
-def _vector_cross_diffusion(m, var):
-    """examples/diffusion/coupled's vector form, with a (2, 2) face coefficient of x."""
-    x = np.asarray(m.faceCenters[0])
-    one = np.ones_like(x)
-    D = FaceVariable(mesh=m, elementshape=(2, 2),
-                     value=[[0.01 * one, -1 + 0.5 * x], [one, 0.01 + 0.1 * x]])
-    return TransientTerm([[1, 0], [0, 1]]) == DiffusionTerm([D])
-
-
-def _vector_case(mesh_of, equation_of, has_old, constrain, dt):
-    def build():
-        mesh = mesh_of()
-        x = mesh.cellCenters[0]
-        var = CellVariable(mesh=mesh, name="v", hasOld=has_old, elementshape=(2,),
-                           value=[0.5 + 0.1 * np.sin(7.0 * x), 0.5 - 0.1 * np.cos(5.0 * x)])
-        constrain(mesh, var)
-        return (lambda: equation_of(mesh, var)), [var], {"dt": dt, "var": var}
-    return build
-
-
-def _constrain_vector_ends(m, var):
-    var.constrain([[0], [1]], m.facesLeft)
-    var.constrain([[1], [0]], m.facesRight)
-
-
-COUPLED_CASES.update({
-    "vector-cahn-hilliard-nonuniform-2d": _vector_case(
-        _grid2d, _vector_cahn_hilliard, False, lambda m, v: None, 1e-3),
-    "vector-cross-diffusion-1d": _vector_case(lambda: Grid1D(nx=50, Lx=1.0),
-                                              _vector_cross_diffusion, True,
-                                              _constrain_vector_ends, 1e-2),
-})
-
-
-def _both_coupled(build, steps=3, sweep=False):
-    """The variables after `steps` solves with FiPy alone and with kfvm.fipy (the
-    equation built anew at every step, as in _both)."""
-    answers, residuals = [], []
-    for on in (False, True):
-        (kf.activate if on else kf.deactivate)()
-        make, variables, options = build()
-        r = []
-        for _ in range(steps):
-            for var in variables:
-                if getattr(var, "_old", None) is not None:
-                    var.updateOld()
-            solver = fipy.LinearLUSolver(tolerance=TIGHT)
-            if sweep:
-                r.append(make().sweep(solver=solver, **options))
-            make().solve(solver=solver, **options)
-        answers.append(np.concatenate([np.array(v.value).reshape(-1) for v in variables]))
-        residuals.append(np.array(r))
-    kf.activate()
-    return answers, residuals
-
-
-@pytest.mark.parametrize("name", sorted(COUPLED_CASES))
-def test_translated_coupled_solve_is_fipys(name):
-    (fipy_alone, on_kfvm), _ = _both_coupled(COUPLED_CASES[name])
-    assert _relative(fipy_alone, on_kfvm) < 1e-10
-    assert {r["where"] for r in kf.report()} == {"kfvm"}, kf.report()
-
-
-def test_coupled_sweep_returns_fipys_residual():
-    _, (fipy_alone, on_kfvm) = _both_coupled(COUPLED_CASES["three-variables-2d"],
-                                             sweep=True)
-    assert np.allclose(fipy_alone, on_kfvm, rtol=1e-9, atol=1e-12)
-
-
-def test_coupled_system_compiled_once():
-    mesh = _grid2d()
-    phi = CellVariable(mesh=mesh, value=0.5 + 0.01 * np.sin(9.0 * mesh.x), name="phi")
-    psi = CellVariable(mesh=mesh, name="psi")
-    for _ in range(3):
-        _coupled_cahn_hilliard(mesh, (phi, psi)).solve(dt=1e-3)
-    (row,) = kf.report()
-    assert row["where"] == "kfvm" and row["calls"] == 3 and row["compiles"] == 1
-
-
-def test_coupled_convection_falls_back():
-    mesh = Grid1D(nx=10)
-    a, b = CellVariable(mesh=mesh, value=0.0), CellVariable(mesh=mesh, value=1.0)
-    eq = ((TransientTerm(var=a) + fterms.UpwindConvectionTerm((1.0,), var=a)
-           == DiffusionTerm(1.0, var=b))
-          & (TransientTerm(var=b) == DiffusionTerm(1.0, var=a)))
-    eq.solve(dt=0.1)
-    (row,) = kf.report()
-    assert row["where"] == "fipy" and "UpwindConvectionTerm" in row["reason"]
-
-
 @pytest.mark.parametrize("solver_of", [
     lambda: fipy.LinearLUSolver(criterion="initial", tolerance=1e-9),
     lambda: fipy.LinearCGSolver(criterion="initial", tolerance=1e-10, iterations=2000)])
@@ -457,7 +247,7 @@ def test_initial_criterion_at_the_equation_level(solver_of):
         answers.append(np.array(phi.value))
     kf.activate()
     assert np.allclose(answers[0], 0.2, atol=1e-5) and np.allclose(answers[1], 0.2, atol=1e-5)
-    assert _relative(answers[0], answers[1]) < 1e-6
+    assert relative(answers[0], answers[1]) < 1e-6
     (row,) = kf.report()
     assert row["where"] == "kfvm", row
 
@@ -566,7 +356,7 @@ def test_solver_level_solves_fipys_matrix(solver_class, criterion):
         phi.constrain(0.0, mesh.facesRight)
         (DiffusionTerm(1.0) + ImplicitSourceTerm(-0.1)).solve(var=phi, solver=solver)
         results.append(np.array(phi.value))
-    assert _relative(*results) < 1e-6
+    assert relative(*results) < 1e-6
     assert solver.last_report.converged
 
 

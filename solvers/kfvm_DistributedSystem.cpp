@@ -26,11 +26,6 @@ CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomp
   return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
 }
 
-/// ||r|| / ||b|| from {r.r, b.b} (||r|| when b is 0).
-double relativeTo(const double sums[2]) {
-  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
-}
-
 /// The owned rows' values: entry e is entry sources(e) of the local matrix.
 template <class ExecSpace>
 struct CopyOwnedEntries {
@@ -74,23 +69,18 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
       comm_(comm),
       halo_(decomposition, comm, mode, ghostLayers),
       ghostLayers_(ghostLayers),
-      mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())),
-      previous_(mesh_, "kfvm::DistributedSystem::previous") {
+      mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())) {
   require(grid.dimension() == decomposition.dimension() &&
               grid.cellCounts() == decomposition.cells(),
           "distributed system: the decomposition is of ", decomposition.cells()[0], " x ",
           decomposition.cells()[1], " x ", decomposition.cells()[2],
           " cells, the grid has ", grid.cells(0), " x ", grid.cells(1), " x ",
           grid.cells(2));
-  const Ordinal n = mesh_.numCells();
   ownedCells_ = copyToDevice<Ordinal, ExecSpace>(Details::ownedCells(halo_.layout()),
                                                  "kfvm::DistributedSystem::ownedCells");
   const Ordinal owned = Ordinal(ownedCells_.extent(0));
   ownedRhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedRhs", owned);
   ownedX_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedX", owned);
-  rhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::rhs", n);
-  r_ = Vector<ExecSpace>("kfvm::DistributedSystem::r", n);
-  q_ = Vector<ExecSpace>("kfvm::DistributedSystem::q", n);
   setSolver("cg", 1e-10, 10000);
 }
 
@@ -120,14 +110,19 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
           "distributed system: TVD convection and the fourth-order term reach two cells "
           "away; construct the system with 2 ghost layers, not ",
           ghostLayers_);
+  // The solver goes from the stepper of the last equation (if any) to the new one.
+  if (stepper_) solver_ = stepper_->takeSolver();
   operator_.reset();
-  assembler_ = std::make_unique<Assembler<ExecSpace>>(equation);
-  operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_, *assembler_);
+  stepper_ = std::make_unique<ImplicitStepper<ExecSpace>>(equation, std::move(solver_));
+  stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
+  operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
+                                                               stepper_->assembler());
+  stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
   // owned cells first, in row order, then ghosts (what Tpetra and Ifpack2 expect of a
   // column map), and sorted again within each row.
-  const auto& A = assembler_->matrix();
+  const auto& A = stepper_->assembler().matrix();
   const auto offsets =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.rowOffsets());
   const auto columns =
@@ -165,8 +160,8 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
 
 template <class ExecSpace>
 const CrsMatrix<ExecSpace>& DistributedSystem<ExecSpace>::ownedRows() {
-  require(assembler_ != nullptr, "distributed system: setEquation() first");
-  const auto& A = assembler_->matrix();
+  require(stepper_ != nullptr, "distributed system: setEquation() first");
+  const auto& A = stepper_->assembler().matrix();
   forEachIndex("kfvm::DistributedSystem::ownedRowValues", ExecSpace(),
                Ordinal(entrySources_.extent(0)),
                Details::CopyOwnedEntries<ExecSpace>{entrySources_, A.values(),
@@ -191,7 +186,7 @@ std::vector<long long> DistributedSystem<ExecSpace>::localGlobalIds() const {
 
 template <class ExecSpace>
 std::vector<long long> DistributedSystem<ExecSpace>::columnGlobalIds() const {
-  require(assembler_ != nullptr, "distributed system: setEquation() first");
+  require(stepper_ != nullptr, "distributed system: setEquation() first");
   const auto all = localGlobalIds();
   std::vector<long long> ids;
   for (const Ordinal cell : columnCells_) ids.push_back(all[std::size_t(cell)]);
@@ -221,9 +216,15 @@ void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tol
 
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setMatrixFree(bool on) {
-  require(assembler_ != nullptr,
+  require(stepper_ != nullptr,
           "distributed system: setEquation() before setMatrixFree()");
-  operator_->setMatrixFree(on);
+  operator_->setMatrixFree(on);  // refuses the fourth-order term
+  try {
+    stepper_->setMatrixFree(on);  // refuses a solver that needs the matrix
+  } catch (...) {
+    operator_->setMatrixFree(matrixFree_);
+    throw;
+  }
   matrixFree_ = on;
 }
 
@@ -236,17 +237,23 @@ void DistributedSystem<ExecSpace>::setSweeps(int maxSweeps, double tolerance) {
           tolerance);
   maxSweeps_ = maxSweeps;
   sweepTolerance_ = tolerance;
+  if (stepper_) stepper_->setSweeps(maxSweeps, Real(tolerance));
 }
 
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setSolver(
     std::unique_ptr<LinearSolver<ExecSpace>> solver) {
   require(solver != nullptr, "distributed system: the solver is null");
-  solver_ = std::move(solver);
+  if (stepper_)
+    stepper_->setSolver(std::move(solver));
+  else
+    solver_ = std::move(solver);
 }
 
 template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solveOwnedRows(const Vector<ExecSpace>& x) {
+SolverReport DistributedSystem<ExecSpace>::solveOwnedRows(LinearSolver<ExecSpace>& solver,
+                                                          const Vector<ExecSpace>& b,
+                                                          const Vector<ExecSpace>& x) {
   const Ordinal owned = Ordinal(ownedCells_.extent(0));
   const auto entries = [&](const Vector<ExecSpace>& from, const Vector<ExecSpace>& to,
                            bool gather) {
@@ -255,96 +262,61 @@ SolverReport DistributedSystem<ExecSpace>::solveOwnedRows(const Vector<ExecSpace
                  ExecSpace(), owned,
                  Details::OwnedEntries<ExecSpace>{ownedCells_, from, to, gather});
   };
-  entries(rhs_, ownedRhs_, true);
+  entries(b, ownedRhs_, true);
   entries(x, ownedX_, true);
-  solver_->setMatrix(ownedRows());  // the same structure: a refill after the first
-  SolverReport report = solver_->solve(ownedRhs_, ownedX_);
+  solver.setMatrix(ownedRows());  // the same structure: a refill after the first
+  SolverReport report = solver.solve(ownedRhs_, ownedX_);
   entries(ownedX_, x, false);
   return report;
 }
 
 template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solveLinear(const Vector<ExecSpace>& x) {
-  if (solver_->takesGhostColumns()) return solveOwnedRows(x);
-  solver_->setOperator(*operator_);
-  SolverReport report = solver_->solve(rhs_, x);
-  report.solver = "distributed " + report.solver;
+SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
+                                                 const Vector<ExecSpace>& b,
+                                                 const Vector<ExecSpace>& x) {
+  SolverReport report;
+  if (solver.takesGhostColumns()) {
+    report = solveOwnedRows(solver, b, x);
+  } else {
+    solver.setOperator(*operator_);
+    report = solver.solve(b, x);
+    report.solver = "distributed " + report.solver;
+  }
+  halo_.exchange(x);
   return report;
+}
+
+template <class ExecSpace>
+const LinearOperator<ExecSpace>& DistributedSystem<ExecSpace>::linearOperator() const {
+  require(operator_ != nullptr, "distributed system: setEquation() first");
+  return *operator_;
 }
 
 template <class ExecSpace>
 double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
                                          const Vector<ExecSpace>& y) const {
-  require(operator_ != nullptr, "distributed system: setEquation() first");
-  return operator_->space().dot(x, y);
+  return linearOperator().space().dot(x, y);
 }
 
 template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt) {
+ImplicitStepper<ExecSpace>& DistributedSystem<ExecSpace>::stepper() {
+  require(stepper_ != nullptr, "distributed system: setEquation() first");
+  return *stepper_;
+}
+
+template <class ExecSpace>
+StepReport DistributedSystem<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
+                                              TimeScheme scheme) {
   require(std::isfinite(dt) && dt > 0,
           "distributed system: dt must be positive and finite, got ", dt);
-  return solve(phi, Real(1) / dt);
-}
-
-template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
-  return solve(phi, Real(0));
-}
-
-template <class ExecSpace>
-SolverReport DistributedSystem<ExecSpace>::solve(CellField<ExecSpace>& phi, Real invDt) {
-  require(assembler_ != nullptr, "distributed system: setEquation() first");
   phi.requireOn(mesh_, "distributed unknown");
-  const Vector<ExecSpace> x = phi.values();
-  const Equation<ExecSpace>& equation = assembler_->equation();
-  const bool sweeping = equation.needsSweeps();
-  halo_.exchange(x);
-  Kokkos::deep_copy(ExecSpace(), previous_.values(), x);
-  SolverReport report;
-  int iterations = 0;
-  // As ImplicitStepper: each sweep evaluates the nonlinear parts at the latest phi
-  // (every ghost layer exchanged), assembles and solves.
-  for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
-    equation.updateNonlinear(phi);
-    assembler_->assemble(invDt, 1, previous_, phi, rhs_);
-    if (sweeping && sweep > 1) {
-      double sums[2];
-      residual(x, sums);
-      const double relative = Details::relativeTo(sums);
-      if (relative <= sweepTolerance_) {
-        report.reason = "converged in " + std::to_string(sweep - 1) +
-                        " sweeps (sweep residual " + std::to_string(relative) + ")";
-        return report;
-      }
-    }
-    report = solveLinear(x);
-    halo_.exchange(x);
-    iterations += report.iterations;
-    report.iterations = iterations;
-    if (!report.converged) return report;
-  }
-  if (sweeping) {  // the last solve's result is not checked yet
-    equation.updateNonlinear(phi);
-    assembler_->assemble(invDt, 1, previous_, phi, rhs_);
-    double sums[2];
-    residual(x, sums);
-    const double relative = Details::relativeTo(sums);
-    if (relative > sweepTolerance_) {
-      report.converged = false;
-      report.reason = "not converged: sweep residual " + std::to_string(relative) +
-                      " > " + std::to_string(sweepTolerance_) + " after " +
-                      std::to_string(maxSweeps_) + " sweeps";
-    }
-  }
-  return report;
+  return stepper().step(phi, dt, scheme);
 }
 
 template <class ExecSpace>
-void DistributedSystem<ExecSpace>::residual(const Vector<ExecSpace>& x, double sums[2]) {
-  multiply(assembler_->matrix(), x, q_);
-  Blas::copy(rhs_, r_);
-  Blas::axpby(Real(-1), q_, Real(1), r_);
-  operator_->space().dots(r_, r_, rhs_, rhs_, sums);
+StepReport DistributedSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
+  phi.requireOn(mesh_, "distributed unknown");
+  return stepper().solveSteady(phi);
 }
 
 #define KFVM_INSTANTIATE_DISTRIBUTED(Space) template class DistributedSystem<Space>;

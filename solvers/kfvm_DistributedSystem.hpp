@@ -4,7 +4,9 @@
 #include <kfvm_Assembler.hpp>
 #include <kfvm_DistributedOperator.hpp>
 #include <kfvm_HaloExchange.hpp>
+#include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_LinearSolver.hpp>
+#include <kfvm_SolveDistribution.hpp>
 
 #include <memory>
 #include <string>
@@ -19,7 +21,9 @@ namespace kfvm {
 /// with the ordinary Assembler. The rows of its owned cells are then exactly the rows
 /// of the global matrix: every face of an owned cell is a face of the local mesh, and a
 /// ghost cell holds the neighbour's value after a halo exchange. The ghost rows are
-/// never used. The solve is kfvm's solver stack over a DistributedOperator: any Krylov
+/// never used. Steps and steady solves are the ImplicitStepper's (backward Euler or
+/// Crank-Nicolson, sweeps, matrix-free), distributed over this system (a
+/// SolveDistribution): kfvm's solver stack over a DistributedOperator, any Krylov
 /// method with any preconditioner (makeLinearSolver(); Jacobi-CG by default), the
 /// operator exchanging a vector's ghosts before each product and the dot products
 /// summed over the ranks.
@@ -37,7 +41,7 @@ namespace kfvm {
 /// owned entries. ownedGlobalIds() and columnGlobalIds() number those rows and columns
 /// globally, with the native path's ownership.
 template <class ExecSpace>
-class DistributedSystem {
+class DistributedSystem final : private SolveDistribution<ExecSpace> {
  public:
   /// grid: the global grid; decomposition: its split over comm's ranks.
   /// ghostLayers: 1, or 2 for TVD convection and the fourth-order term.
@@ -82,25 +86,29 @@ class DistributedSystem {
   /// refreshed on each call.
   const CrsMatrix<ExecSpace>& ownedRows();
 
-  /// One backward-Euler step of phi (a field on localMesh()), or the steady solve; on
+  /// One step of phi (a field on localMesh()) by scheme, or the steady solve; on
   /// return, phi's owned and ghost cells hold the new values. A solve that does not
   /// converge says so in the report (the same on every rank).
-  SolverReport step(CellField<ExecSpace>& phi, Real dt);
-  SolverReport solveSteady(CellField<ExecSpace>& phi);
+  StepReport step(CellField<ExecSpace>& phi, Real dt,
+                  TimeScheme scheme = TimeScheme::BackwardEuler);
+  StepReport solveSteady(CellField<ExecSpace>& phi);
+  /// The stepper of the last setEquation() (throws kfvm::Error before): what step() and
+  /// solveSteady() use, for its other entries (sweep(), a step from other old values).
+  ImplicitStepper<ExecSpace>& stepper();
 
   /// sum over every rank's owned cells of x y. Needs setEquation().
   double dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
-  /// The operator of the last setEquation() (nullptr before).
-  const DistributedOperator<ExecSpace>* linearOperator() const { return operator_.get(); }
+  /// The distributed operator of the last setEquation() (throws kfvm::Error before).
+  const LinearOperator<ExecSpace>& linearOperator() const override;
 
  private:
-  SolverReport solve(CellField<ExecSpace>& phi, Real invDt);
-  /// The linear solve of the assembled system, into x.
-  SolverReport solveLinear(const Vector<ExecSpace>& x);
-  SolverReport solveOwnedRows(const Vector<ExecSpace>& x);
-  /// r_ = b - A x on the owned rows, and sums = {r.r, b.b} over every rank; x's ghosts
-  /// must be exchanged.
-  void residual(const Vector<ExecSpace>& x, double sums[2]);
+  // SolveDistribution: what the stepper asks of the ranks.
+  void exchange(const Vector<ExecSpace>& x) override { halo_.exchange(x); }
+  SolverReport solve(LinearSolver<ExecSpace>& solver, const Vector<ExecSpace>& b,
+                     const Vector<ExecSpace>& x) override;
+  /// A solver that takes ghost columns, on the owned rows.
+  SolverReport solveOwnedRows(LinearSolver<ExecSpace>& solver, const Vector<ExecSpace>& b,
+                              const Vector<ExecSpace>& x);
 
   Decomposition decomposition_;
   MPI_Comm comm_;
@@ -109,11 +117,10 @@ class DistributedSystem {
   int maxSweeps_ = 20;
   double sweepTolerance_ = 1e-8;
   Mesh<ExecSpace> mesh_;
-  std::unique_ptr<Assembler<ExecSpace>> assembler_;
+  std::unique_ptr<ImplicitStepper<ExecSpace>> stepper_;  // owns the assembler, solver
   std::unique_ptr<DistributedOperator<ExecSpace>> operator_;
   bool matrixFree_ = false;
-  Vector<ExecSpace> rhs_, r_, q_;
-  CellField<ExecSpace> previous_;  // phi at the start of the step
+  std::unique_ptr<LinearSolver<ExecSpace>> solver_;  // until setEquation()
   // Owned cells in row order; the local cell of each column of the owned rows; the
   // owned rows, the local matrix's entry each entry comes from; owned-entry vectors.
   DeviceView<Ordinal*, ExecSpace> ownedCells_;
@@ -121,7 +128,6 @@ class DistributedSystem {
   CrsMatrix<ExecSpace> ownedRows_;
   DeviceView<Offset*, ExecSpace> entrySources_;
   Vector<ExecSpace> ownedRhs_, ownedX_;
-  std::unique_ptr<LinearSolver<ExecSpace>> solver_;
 };
 
 }  // namespace kfvm

@@ -92,12 +92,12 @@ StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
                     dt > 0 ? old.values() : phi.values());
   if (work_.extent(0) == 0)
     work_ = Vector<ExecSpace>("kfvm::ImplicitStepper::work", equation.mesh().numCells());
+  exchangeGhosts(phi);
   equation.updateNonlinear(phi);
   assembler_.assemble(invDt, theta, previous_, phi, rhs_);
   StepReport report;
   report.sweepResiduals.push_back(nonlinearResidual(phi));
-  setOperator();
-  static_cast<SolverReport&>(report) = solver_->solve(rhs_, phi.values());
+  static_cast<SolverReport&>(report) = solveLinear(phi);
   report.totalIterations = report.iterations;
   report.sweeps = 1;
   return report;
@@ -105,29 +105,63 @@ StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
 
 template <class ExecSpace>
 void ImplicitStepper<ExecSpace>::setMatrixFree(bool on) {
-  require(!on || !solver_->needsMatrix(), "matrix-free solves: solver '", solver_->name(),
-          "' with preconditioner '", solver_->preconditionerName(),
+  require(!on || solver_ == nullptr || !solver_->needsMatrix(),
+          "matrix-free solves: solver '", solver_->name(), "' with preconditioner '",
+          solver_->preconditionerName(),
           "' needs an assembled matrix (a native method with jacobi, chebyshev or none "
           "does not)");
-  matrixFree_.reset();
-  if (on) matrixFree_ = std::make_unique<MatrixFreeOperator<ExecSpace>>(assembler_);
+  matrixFree_ = on;
+  stencil_.reset();
+  if (on && distribution_ == nullptr)
+    stencil_ = std::make_unique<MatrixFreeOperator<ExecSpace>>(assembler_);
   // Matrix-free, the assembly skips the matrix values (nothing reads them).
   assembler_.setFillsMatrix(!on);
 }
 
 template <class ExecSpace>
+void ImplicitStepper<ExecSpace>::setSolver(
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(solver != nullptr, "ImplicitStepper needs a linear solver, got none");
+  require(!matrixFree_ || !solver->needsMatrix(), "matrix-free solves: solver '",
+          solver->name(), "' with preconditioner '", solver->preconditionerName(),
+          "' needs an assembled matrix (a native method with jacobi, chebyshev or none "
+          "does not)");
+  solver_ = std::move(solver);
+}
+
+template <class ExecSpace>
+void ImplicitStepper<ExecSpace>::distributeOver(
+    SolveDistribution<ExecSpace>* distribution) {
+  distribution_ = distribution;
+  setMatrixFree(matrixFree_);  // the stencil belongs to one process or to none
+}
+
+template <class ExecSpace>
+void ImplicitStepper<ExecSpace>::exchangeGhosts(CellField<ExecSpace>& phi) {
+  if (distribution_ == nullptr) return;
+  distribution_->exchange(phi.values());
+  distribution_->exchange(previous_.values());
+}
+
+template <class ExecSpace>
 double ImplicitStepper<ExecSpace>::nonlinearResidual(const CellField<ExecSpace>& phi) {
-  return matrixFree_
-             ? Details::relativeResidual(*matrixFree_, phi.values(), rhs_, work_)
+  if (distribution_)
+    return Details::relativeResidual(distribution_->linearOperator(), phi.values(), rhs_,
+                                     work_);
+  return stencil_
+             ? Details::relativeResidual(*stencil_, phi.values(), rhs_, work_)
              : Details::relativeResidual(assembler_.matrix(), phi.values(), rhs_, work_);
 }
 
 template <class ExecSpace>
-void ImplicitStepper<ExecSpace>::setOperator() {
-  if (matrixFree_)
-    solver_->setOperator(*matrixFree_);
+SolverReport ImplicitStepper<ExecSpace>::solveLinear(CellField<ExecSpace>& phi) {
+  require(solver_ != nullptr, "ImplicitStepper: its solver was taken; setSolver() first");
+  if (distribution_) return distribution_->solve(*solver_, rhs_, phi.values());
+  if (stencil_)
+    solver_->setOperator(*stencil_);
   else
     solver_->setMatrix(assembler_.matrix());
+  return solver_->solve(rhs_, phi.values());
 }
 
 template <class ExecSpace>
@@ -137,6 +171,7 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
   StepReport report;
   report.sweeps = 0;
   const auto& equation = assembler_.equation();
+  exchangeGhosts(phi);
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
     equation.updateNonlinear(phi);
     assembler_.assemble(invDt, theta, previous_, phi, rhs_);
@@ -145,10 +180,9 @@ StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real inv
       report.sweepResiduals.push_back(residual);
       if (sweep > 1 && residual <= double(sweepTolerance_)) return report;
     }
-    setOperator();
     const bool relax = sweeping && relaxation_ < 1;
     if (relax) Blas::copy(phi.values(), iterate_);
-    SolverReport linear = solver_->solve(rhs_, phi.values());
+    SolverReport linear = solveLinear(phi);
     if (relax) Blas::axpby(Real(1) - relaxation_, iterate_, relaxation_, phi.values());
     const int total = report.totalIterations + linear.iterations;
     static_cast<SolverReport&>(report) = linear;

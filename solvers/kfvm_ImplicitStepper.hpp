@@ -4,6 +4,7 @@
 #include <kfvm_Assembler.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
+#include <kfvm_SolveDistribution.hpp>
 
 #include <memory>
 #include <string>
@@ -26,7 +27,10 @@ struct StepReport : SolverReport {
   std::vector<double> sweepResiduals;  ///< ||b(phi) - A(phi) phi|| / ||b(phi)|| per sweep
 };
 
-/// Steady solves and implicit time steps of one Equation. The matrix structure,
+/// Steady solves and implicit time steps of one Equation, on one process or, given a
+/// SolveDistribution (distributeOver(); DistributedSystem does this), on one rank's part
+/// of a distributed mesh: the same sweeps, schemes and matrix-free option either way.
+/// The matrix structure,
 /// right-hand side and previous values are allocated on construction; the solver is set
 /// up (its workspaces allocated, once) on the first step's or solve's own matrix, since
 /// any trial matrix could be singular where the real ones are not. After that, step()
@@ -70,7 +74,21 @@ class ImplicitStepper {
   /// skips the matrix values: assembler().matrix() holds those of the last fill. Throws
   /// kfvm::Error for an equation with the fourth-order term.
   void setMatrixFree(bool on);
-  bool matrixFree() const { return matrixFree_ != nullptr; }
+  bool matrixFree() const { return matrixFree_; }
+
+  /// Another linear solver from now on (set up by the next solve); throws kfvm::Error
+  /// for none, or for one that needs a matrix while the stepper is matrix-free.
+  void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
+  /// Hands the linear solver over (to the stepper of another equation): this stepper
+  /// cannot solve again until setSolver().
+  std::unique_ptr<LinearSolver<ExecSpace>> takeSolver() { return std::move(solver_); }
+
+  /// Solves across ranks from now on: the equation is on one rank's ghosted mesh, and
+  /// distribution (which must outlive the stepper; nullptr: this process alone) fills
+  /// its ghosts, gives the distributed operator and runs the linear solves. Each solve
+  /// or step exchanges phi's and the old values' ghosts first, and leaves phi's ghosts
+  /// holding the owners' new values. Matrix-free, the distribution's operator decides.
+  void distributeOver(SolveDistribution<ExecSpace>* distribution);
 
   const Assembler<ExecSpace>& assembler() const { return assembler_; }
   LinearSolver<ExecSpace>& solver() { return *solver_; }
@@ -79,12 +97,17 @@ class ImplicitStepper {
   StepReport solve(CellField<ExecSpace>& phi, Real invDt, Real theta);
   /// ||b - A phi|| / ||b|| with the last assembly's A and b (the sweeps' measure).
   double nonlinearResidual(const CellField<ExecSpace>& phi);
-  /// Hands the solver the matrix, or the matrix-free operator.
-  void setOperator();
+  /// The linear solve of the assembled system into phi: the matrix or the matrix-free
+  /// operator on this process, or the distribution's solve.
+  SolverReport solveLinear(CellField<ExecSpace>& phi);
+  /// Distributed: fills the ghosts of phi and of the old values.
+  void exchangeGhosts(CellField<ExecSpace>& phi);
 
   Assembler<ExecSpace> assembler_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
-  std::unique_ptr<MatrixFreeOperator<ExecSpace>> matrixFree_;
+  bool matrixFree_ = false;
+  std::unique_ptr<MatrixFreeOperator<ExecSpace>> stencil_;  // matrix-free, one process
+  SolveDistribution<ExecSpace>* distribution_ = nullptr;
   CellField<ExecSpace> previous_;
   Vector<ExecSpace> rhs_;
   Vector<ExecSpace> work_;  // nonlinear residuals; allocated only when sweeps are needed

@@ -7,6 +7,7 @@
 #include <kfvm_CrsMatrix.hpp>
 #include <kfvm_LinearOperator.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -23,14 +24,17 @@ double relativeResidual(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& 
   return scale > 0 ? residual / scale : residual;
 }
 
-/// The same through an operator (a matrix-free one: no matrix to multiply by).
+/// The same through an operator (a matrix-free one: no matrix to multiply by; a
+/// distributed one: the owned entries of every rank, in one reduction).
 template <class ExecSpace>
 double relativeResidual(const LinearOperator<ExecSpace>& A, const Vector<ExecSpace>& x,
                         const Vector<ExecSpace>& b, const Vector<ExecSpace>& work) {
   A.apply(x, work);
   Blas::axpby(Real(1), b, Real(-1), work);
-  const double residual = double(Blas::norm2(work));
-  const double scale = double(Blas::norm2(b));
+  double sums[2];
+  A.space().dots(work, work, b, b, sums);
+  const double residual = std::sqrt(sums[0]);
+  const double scale = std::sqrt(sums[1]);
   return scale > 0 ? residual / scale : residual;
 }
 

@@ -24,11 +24,13 @@ using Space = TestExecSpace;
 
 /// scheme: upwind (linear), or a TVD scheme (sweeps, two ghost layers); matrixFree:
 /// products by the stencil (interior and rim boxes) rather than the matrix; method and
-/// preconditioner: the distributed solve's (empty: CG or BiCGStab with Jacobi).
+/// preconditioner: the distributed solve's (empty: CG or BiCGStab with Jacobi);
+/// timeScheme: the step's, the same stepper on one process and across the ranks.
 void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
                             ConvectionScheme scheme = ConvectionScheme::Upwind,
                             bool matrixFree = false, const std::string& method = "",
-                            const std::string& preconditioner = "jacobi") {
+                            const std::string& preconditioner = "jacobi",
+                            TimeScheme timeScheme = TimeScheme::BackwardEuler) {
   const bool tvd = convect && isTvd(scheme);
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
   const Real dt = 0.01;
@@ -43,7 +45,7 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
       whole, makeLinearSolver<Space>(convect ? "bicgstab" : "cg",
                                      {{"tolerance", solverToleranceText(1e-12)}}));
   stepper.setSweeps(40, Real(solverTolerance(1e-11)));
-  ASSERT_TRUE(stepper.step(reference, dt).converged);
+  ASSERT_TRUE(stepper.step(reference, dt, timeScheme).converged);
   const auto expected =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.values());
   // The same across the ranks.
@@ -55,6 +57,12 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
   Equation<Space> part(local);
   setUp(
       part, localD, convect, [&](Patch p) { return system.isPhysical(p); }, scheme);
+  {  // Ghost values are the owners' business: a step exchanges them before it reads them.
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
+    for (Ordinal cell = 0; cell < local.numCells(); ++cell)
+      if (!system.layout().isOwned(cell)) host(cell) = Real(1e3);
+    Kokkos::deep_copy(phi.values(), host);
+  }
   system.setEquation(part);  // convection is not symmetric: BiCGStab
   system.setMatrixFree(matrixFree);
   if (method.empty()) {
@@ -66,7 +74,7 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
                                          {"preconditioner", preconditioner}}));
   }
   system.setSweeps(40, solverTolerance(1e-11));
-  const auto report = system.step(phi, dt);
+  const auto report = system.step(phi, dt, timeScheme);
   ASSERT_TRUE(report.converged)
       << method << "+" << preconditioner << ": " << report.reason;
   const auto values =
@@ -210,6 +218,21 @@ TEST(Distributed, TvdConvectionDiffusionStepWithSweepsEqualsTheOneProcessStep) {
                            scheme);
 }
 
+// One stepper on one process and across ranks: Crank-Nicolson (its explicit half reads
+// the old values' ghosts), with the matrix and matrix-free, linear and with TVD sweeps.
+TEST(Distributed, CrankNicolsonStepsEqualTheOneProcessSteps) {
+  const auto decomposition = Decomposition::balanced(3, {12, 10, 8}, worldSize());
+  for (const bool matrixFree : {false, true}) {
+    SCOPED_TRACE(matrixFree ? "matrix-free" : "matrix");
+    checkAgainstOneProcess(decomposition, false, ConvectionScheme::Upwind, matrixFree, "",
+                           "jacobi", TimeScheme::CrankNicolson);
+    checkAgainstOneProcess(decomposition, true, ConvectionScheme::Upwind, matrixFree, "",
+                           "jacobi", TimeScheme::CrankNicolson);
+  }
+  checkAgainstOneProcess(decomposition, true, ConvectionScheme::VanLeer, false, "",
+                         "jacobi", TimeScheme::CrankNicolson);
+}
+
 TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
   const auto decomposition =
@@ -229,6 +252,7 @@ TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {
         << error.what();
   }
   EXPECT_THROW(system.setMatrixFree(true), Error);  // no equation yet
+  EXPECT_THROW(system.stepper(), Error);            // idem
   EXPECT_THROW(system.setSweeps(0, 1e-8), Error);
   EXPECT_THROW(system.setSweeps(10, -1), Error);
   if (worldSize() > 1) {

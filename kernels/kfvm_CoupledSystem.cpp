@@ -318,6 +318,17 @@ bool CoupledSystem<ExecSpace>::isNonlinear() const {
 }
 
 template <class ExecSpace>
+bool CoupledSystem<ExecSpace>::hasTransient(int equation) const {
+  require(equation >= 0 && equation < numVariables(), "coupled system: equation ",
+          equation, " out of range [0, ", numVariables(), ")");
+  for (int v = 0; v < numVariables(); ++v) {
+    const auto& rho = coefficients_.rho[equation][v];
+    if (rho.isField() || rho.constant != 0) return true;
+  }
+  return false;
+}
+
+template <class ExecSpace>
 void CoupledSystem<ExecSpace>::validate() const {
   const auto& k = coefficients_;
   const int n = numVariables();

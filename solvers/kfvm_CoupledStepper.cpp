@@ -17,9 +17,16 @@ CoupledStepper<ExecSpace>::CoupledStepper(const CoupledSystem<ExecSpace>& system
       previous_("kfvm::CoupledStepper::previous", system.size()),
       x_("kfvm::CoupledStepper::x", system.size()),
       rhs_("kfvm::CoupledStepper::rhs", system.size()),
-      work_("kfvm::CoupledStepper::work", system.size()) {
+      work_("kfvm::CoupledStepper::work", system.size()),
+      explicit_("kfvm::CoupledStepper::explicit", system.size()) {
   require(solver_ != nullptr, "CoupledStepper needs a linear solver, got none");
   system_.validate();
+  const int n = system_.numVariables();
+  std::vector<Real> transientRows(std::size_t(system_.size()));
+  for (std::size_t i = 0; i < transientRows.size(); ++i)
+    transientRows[i] = system_.hasTransient(int(i % std::size_t(n))) ? Real(1) : Real(0);
+  transientRows_ =
+      copyToDevice<Real, ExecSpace>(transientRows, "kfvm::CoupledStepper::transientRows");
   // The solver is set up by the first solve, on that step's own matrix: a trial
   // assembly at 1/dt = 1 is singular for rho dphi/dt = c phi with c = rho.
 }
@@ -35,39 +42,62 @@ void CoupledStepper<ExecSpace>::setSweeps(int maxSweeps, Real tolerance) {
 
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::step(std::vector<CellField<ExecSpace>>& fields,
-                                           Real dt) {
+                                           Real dt, TimeScheme scheme) {
   require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
           dt);
-  return solve(fields, Real(1) / dt, false);
+  return solve(fields, Real(1) / dt, false,
+               scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1));
 }
 
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::step(
     std::vector<CellField<ExecSpace>>& fields,
-    const std::vector<CellField<ExecSpace>>& previous, Real dt) {
+    const std::vector<CellField<ExecSpace>>& previous, Real dt, TimeScheme scheme) {
   require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",
           dt);
   system_.pack(previous, previous_);
-  return solve(fields, Real(1) / dt, true);
+  return solve(fields, Real(1) / dt, true,
+               scheme == TimeScheme::CrankNicolson ? Real(0.5) : Real(1));
+}
+
+template <class ExecSpace>
+void CoupledStepper<ExecSpace>::explicitPart() {
+  system_.assemble(Real(0), previous_, previous_, rhs_);
+  multiply(system_.matrix(), previous_, work_);
+  Blas::copy(rhs_, explicit_);
+  Blas::axpby(Real(-1), work_, Real(1), explicit_);  // R(previous) = b - A previous
+  Blas::multiplyElements(explicit_, transientRows_, explicit_);
 }
 
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::solveSteady(
     std::vector<CellField<ExecSpace>>& fields) {
-  return solve(fields, Real(0), false);
+  return solve(fields, Real(0), false, Real(1));
 }
 
 template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& fields,
-                                            Real invDt, bool previousPacked) {
+                                            Real invDt, bool previousPacked, Real theta) {
   system_.checkValues();
   system_.pack(fields, x_);
   if (!previousPacked) Blas::copy(x_, previous_);
+  // Crank-Nicolson as a backward-Euler assembly at dt theta (the equations divided by
+  // theta) plus (1 - theta) / theta R(previous) on the transient rows.
+  const bool explicitHalf = theta < Real(1);
+  if (explicitHalf) {
+    explicitPart();
+    invDt /= theta;
+  }
+  const Real explicitWeight = (Real(1) - theta) / theta;
+  const auto assemble = [&] {
+    system_.assemble(invDt, previous_, x_, rhs_);
+    if (explicitHalf) Blas::axpby(explicitWeight, explicit_, Real(1), rhs_);
+  };
   const bool sweeping = system_.isNonlinear();
   StepReport report;
   report.sweeps = 0;
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
-    system_.assemble(invDt, previous_, x_, rhs_);
+    assemble();
     if (sweeping) {
       const double residual =
           Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
@@ -86,7 +116,7 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
     if (!linear.converged) break;
   }
   if (sweeping && report.converged) {
-    system_.assemble(invDt, previous_, x_, rhs_);
+    assemble();
     const double residual = Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
     report.sweepResiduals.push_back(residual);
     if (residual > double(tolerance_)) {

@@ -82,6 +82,24 @@ TEST(Coupled, BlocksWithBoundaryConditionsEqualTheScalarAssembly) {
   }
 }
 
+/// GMRES + ILU(0) to tolerance (double; float stalls higher: floatTolerance).
+std::unique_ptr<LinearSolver<Space>> blockSolver(double tolerance,
+                                                 double floatTolerance) {
+  Parameters parameters;
+  parameters.set("tolerance",
+                 sizeof(Real) == sizeof(double) ? tolerance : floatTolerance);
+  parameters.set("preconditioner", "ilu0");
+  return makeLinearSolver<Space>("gmres", parameters);
+}
+
+/// Linear Cahn-Hilliard in (phi, mu), zero flux: dphi/dt = div(grad mu), 0 = div(grad
+/// phi) + mu.
+CoupledSystem<Space> linearCahnHilliard(const Mesh<Space>& mesh) {
+  CoupledSystem<Space> system(mesh, 2);
+  system.transient(0, 0).diffusion(0, 1, 1).diffusion(1, 0, 1).implicitSource(1, 1, 1);
+  return system;
+}
+
 // Steady, on [0, 1]: u'' = v and v'' = 0 with v(0) = 0, dv/dn(1) = 1 (so v = x) and
 // u(0) = 0, u + du/dn = 1/3 at x = 1: u = (x^3 - x) / 6. Second order in h.
 double steadyCoupledError(int cells) {
@@ -92,11 +110,8 @@ double steadyCoupledError(int cells) {
       .boundary(0, Patch::Right, BoundaryCondition::robin(1, 1, 1.0 / 3.0))
       .boundary(1, Patch::Left, BoundaryCondition::dirichlet(0))
       .boundary(1, Patch::Right, BoundaryCondition::neumann(1));
-  Parameters parameters;
   // float stalls near 4e-6 here (the block system's condition number is about 1e5)
-  parameters.set("tolerance", sizeof(Real) == sizeof(double) ? 1e-12 : 1e-5);
-  parameters.set("preconditioner", "ilu0");
-  CoupledStepper<Space> stepper(system, makeLinearSolver<Space>("gmres", parameters));
+  CoupledStepper<Space> stepper(system, blockSolver(1e-12, 1e-5));
   std::vector<CellField<Space>> fields{CellField<Space>(mesh, "u"),
                                        CellField<Space>(mesh, "v")};
   const auto report = stepper.solveSteady(fields);
@@ -115,6 +130,87 @@ TEST(Coupled, SteadySystemWithDirichletNeumannAndRobinConvergesAtSecondOrder) {
   const double coarse = steadyCoupledError(20), fine = steadyCoupledError(40);
   EXPECT_LT(fine, 2e-4);
   if (sizeof(Real) == sizeof(double)) EXPECT_GT(std::log2(coarse / fine), 1.9);
+}
+
+// Linear Cahn-Hilliard in (phi, mu), zero flux: dphi/dt = div(grad mu), 0 = div(grad
+// phi) + mu, so dphi/dt = -L^2 phi with L the cell-centred Neumann Laplacian, whose
+// eigenvectors are cos(k pi x) at the cell centres (eigenvalue -l_k, l_k = (2 - 2
+// cos(k pi h)) / h^2). A mix of k = 1 and 2 then decays mode by mode, per step by
+// (1 - l^2 dt / 2) / (1 + l^2 dt / 2) under Crank-Nicolson (mu, a constraint, at the new
+// values only) and by 1 / (1 + l^2 dt) under backward Euler: gold values. The explicit
+// half reads the old mu, so mu starts on its constraint (mu = l_k per mode), as it is
+// after any step; backward Euler starts from mu = 0 and does not read it.
+TEST(Coupled, CrankNicolsonAndBackwardEulerStepsEqualTheDiscreteModeDecay) {
+  const int cells = 24, steps = 5;
+  const double h = 1.0 / cells, dt = 2e-4;
+  Mesh<Space> mesh(CartesianGrid::uniform1D(cells, 1.0));
+  const CoupledSystem<Space> system = linearCahnHilliard(mesh);
+  EXPECT_TRUE(system.hasTransient(0));
+  EXPECT_FALSE(system.hasTransient(1));
+  CoupledStepper<Space> stepper(system, blockSolver(1e-13, 1e-6));
+  const auto mode = [&](int k, int i) {
+    return std::cos(k * M_PI * (i + 0.5) * h);
+  };
+  const auto lambda = [&](int k) {
+    return (2 - 2 * std::cos(k * M_PI * h)) / (h * h);
+  };
+  for (const auto scheme : {TimeScheme::CrankNicolson, TimeScheme::BackwardEuler}) {
+    SCOPED_TRACE(scheme == TimeScheme::CrankNicolson ? "Crank-Nicolson"
+                                                     : "backward Euler");
+    std::vector<CellField<Space>> fields{CellField<Space>(mesh, "phi"),
+                                         CellField<Space>(mesh, "mu")};
+    std::vector<double> phi0(cells), mu0(cells, 0.0);
+    for (int i = 0; i < cells; ++i) {
+      phi0[i] = mode(1, i) + 0.5 * mode(2, i);
+      if (scheme == TimeScheme::CrankNicolson)
+        mu0[i] = lambda(1) * mode(1, i) + 0.5 * lambda(2) * mode(2, i);
+    }
+    fields[0].fromHost(phi0);
+    fields[1].fromHost(mu0);
+    for (int step = 0; step < steps; ++step) {
+      const auto report = stepper.step(fields, Real(dt), scheme);
+      ASSERT_TRUE(report.converged) << report.reason;
+    }
+    const auto factor = [&](int k) {
+      const double a = lambda(k) * lambda(k) * dt;
+      return std::pow(
+          scheme == TimeScheme::CrankNicolson ? (1 - a / 2) / (1 + a / 2) : 1 / (1 + a),
+          steps);
+    };
+    const auto phi = toHost(fields[0].values()), mu = toHost(fields[1].values());
+    for (int i = 0; i < cells; ++i) {
+      const double a1 = factor(1), a2 = 0.5 * factor(2);
+      EXPECT_NEAR(phi[i], a1 * mode(1, i) + a2 * mode(2, i), tolerance(1e-10)) << i;
+      // mu = -L phi = l_k times each mode
+      EXPECT_NEAR(mu[i], lambda(1) * a1 * mode(1, i) + lambda(2) * a2 * mode(2, i),
+                  tolerance(1e-10) * lambda(2))
+          << i;
+    }
+  }
+}
+
+// The constraint holds at the new values whatever the old ones: from mu = 0, off its
+// constraint, a Crank-Nicolson step ends with mu = -L phi (L as above, zero flux).
+TEST(Coupled, CrankNicolsonKeepsAConstraintAtTheNewValues) {
+  const int cells = 16;
+  const double h = 1.0 / cells;
+  Mesh<Space> mesh(CartesianGrid::uniform1D(cells, 1.0));
+  const CoupledSystem<Space> system = linearCahnHilliard(mesh);
+  CoupledStepper<Space> stepper(system, blockSolver(1e-13, 1e-6));
+  std::vector<CellField<Space>> fields{CellField<Space>(mesh, "phi"),
+                                       CellField<Space>(mesh, "mu")};
+  std::vector<double> phi0(cells);
+  for (int i = 0; i < cells; ++i)
+    phi0[i] = std::exp(-20 * std::pow((i + 0.5) * h - 0.4, 2));
+  fields[0].fromHost(phi0);
+  ASSERT_TRUE(stepper.step(fields, Real(1e-3), TimeScheme::CrankNicolson).converged);
+  const auto phi = toHost(fields[0].values()), mu = toHost(fields[1].values());
+  for (int i = 0; i < cells; ++i) {
+    const double left = i > 0 ? phi[i - 1] : phi[i];
+    const double right = i + 1 < cells ? phi[i + 1] : phi[i];
+    EXPECT_NEAR(mu[i], -(left - 2 * phi[i] + right) / (h * h), tolerance(1e-9) / (h * h))
+        << i;
+  }
 }
 
 TEST(Coupled, MissingEquationsAndBadIndicesAreErrors) {

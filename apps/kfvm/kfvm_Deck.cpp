@@ -237,17 +237,70 @@ void readAdaptive(TableReader adaptive, TableReader& time, Deck& deck) {
   deck.adaptive = true;
 }
 
+/// [time] schedule = [{ scheme = "...", steps = N }, ...]: at most one entry without
+/// steps (it takes the steps the others leave, resolveSchedule()).
+void readSchedule(TableReader& time, const toml::node& node,
+                  const std::vector<std::string>& schemes, Deck& deck) {
+  const toml::array* array = node.as_array();
+  if (!array || array->empty() || !array->is_array_of_tables())
+    time.error(&node, "schedule",
+               "expected an array of tables like [{ scheme = \"crank-nicolson\", steps = "
+               "9 }, { scheme = \"backward-euler\", steps = 1 }], got ",
+               TableReader::show(node));
+  bool rest = false;
+  for (const toml::node& element : *array) {
+    TableReader stage(deck.path, *element.as_table(), "time.schedule");
+    SchemeStage entry;
+    entry.scheme = stage.string("scheme", "", schemes, true);
+    entry.steps = stage.integer("steps", 0, 1, int(maxSteps));
+    if (entry.steps == 0) {
+      if (rest)
+        stage.error(nullptr, "steps",
+                    "missing: only one entry of the schedule may leave out steps (it "
+                    "takes the steps the others leave)");
+      rest = true;
+    }
+    stage.finish();
+    deck.schedule.push_back(entry);
+  }
+  deck.timeScheme = deck.schedule.front().scheme;
+}
+
+/// The schedule's steps against the run's: they must add up to totalSteps, the entry
+/// without steps taking what the others leave (at least one).
+void resolveSchedule(TableReader& time, Deck& deck) {
+  long long given = 0;
+  SchemeStage* rest = nullptr;
+  for (auto& stage : deck.schedule) {
+    given += stage.steps;
+    if (stage.steps == 0) rest = &stage;
+  }
+  if (rest) {
+    if (given >= deck.totalSteps)
+      time.error(time.find("schedule"), "schedule", "its entries take ", given,
+                 " steps, leaving none of the run's ", deck.totalSteps,
+                 " for the entry without steps");
+    rest->steps = deck.totalSteps - given;
+  } else if (given != deck.totalSteps) {
+    time.error(time.find("schedule"), "schedule", "its entries take ", given,
+               " steps, the run takes ", deck.totalSteps);
+  }
+}
+
 void readTime(TableReader& time, Deck& deck) {
   deck.steady = time.boolean("steady", false);
   if (deck.steady) {
     time.finish();
     return;
   }
-  deck.timeScheme =
-      time.string("scheme", "backward-euler", {"backward-euler", "crank-nicolson"});
-  if (deck.isCoupled() && deck.timeScheme != "backward-euler")
-    time.error(time.find("scheme"), "scheme", "a coupled deck steps with backward-euler ",
-               "only, got \"", deck.timeScheme, "\"");
+  const std::vector<std::string> schemes = {"backward-euler", "crank-nicolson",
+                                            "forward-euler", "ssp-rk2"};
+  deck.timeScheme = time.string("scheme", "backward-euler", schemes);
+  if (const toml::node* node = time.find("schedule")) {
+    if (time.find("scheme"))
+      time.error(node, "schedule", "give either scheme or schedule (one of them)");
+    readSchedule(time, *node, schemes, deck);
+  }
   deck.dt = time.number("dt", 0, 1e-300, huge, true);
   deck.dtGrowth = time.number("dt_growth", 1, 1, 100);
   deck.dtMax = time.number("dt_max", huge, deck.dt, huge);
@@ -256,6 +309,11 @@ void readTime(TableReader& time, Deck& deck) {
   if ((deck.steps > 0) == (deck.end > 0))
     time.error(nullptr, "steps", "give either steps or end (one of them)");
   if (const auto* adaptive = time.subtable("adaptive")) {
+    if (!deck.schedule.empty() || isExplicitScheme(deck.timeScheme))
+      time.error(time.find(deck.schedule.empty() ? "scheme" : "schedule"),
+                 deck.schedule.empty() ? "scheme" : "schedule",
+                 "adaptive steps take one implicit scheme (backward-euler or "
+                 "crank-nicolson)");
     readAdaptive(TableReader(deck.path, *adaptive, "time.adaptive"), time, deck);
     time.finish();
     return;  // the steps are the controller's: maxSteps is checked as the run goes
@@ -292,10 +350,36 @@ void readTime(TableReader& time, Deck& deck) {
     time.error(time.find("end"), "end", "end = ", deck.end, " with dt = ", deck.dt,
                deck.dtGrowth > 1 ? " (growing)" : "", " takes more than the ", maxSteps,
                " steps a run may take");
+  deck.totalSteps = steps;
+  if (!deck.schedule.empty()) resolveSchedule(time, deck);
+  if (deck.isCoupled() && deck.hasExplicitSteps())
+    time.error(time.find(deck.schedule.empty() ? "scheme" : "schedule"),
+               deck.schedule.empty() ? "scheme" : "schedule",
+               "explicit schemes step one-variable decks, not coupled ones (they take "
+               "backward-euler or crank-nicolson)");
   time.finish();
 }
 
 }  // namespace
+
+bool isExplicitScheme(const std::string& scheme) {
+  return scheme == "forward-euler" || scheme == "ssp-rk2";
+}
+
+const std::string& Deck::schemeOf(long long step) const {
+  long long last = 0;
+  for (const auto& stage : schedule) {
+    last += stage.steps;
+    if (step <= last) return stage.scheme;
+  }
+  return schedule.empty() ? timeScheme : schedule.back().scheme;
+}
+
+bool Deck::hasExplicitSteps() const {
+  for (const auto& stage : schedule)
+    if (isExplicitScheme(stage.scheme)) return true;
+  return isExplicitScheme(timeScheme);
+}
 
 std::string rangeText(double low, double high) {
   std::ostringstream text;

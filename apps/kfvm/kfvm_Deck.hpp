@@ -62,6 +62,16 @@ struct CoupledEquationSpec {
   double source = 0;
 };
 
+/// One entry of [time] schedule: `steps` steps by `scheme` (an implicit one,
+/// backward-euler or crank-nicolson, or an explicit one, forward-euler or ssp-rk2).
+struct SchemeStage {
+  std::string scheme;
+  long long steps = 0;  // as read: 0 for the entry that takes the steps the others leave
+};
+
+/// The explicit schemes a deck may name ([time] scheme, schedule).
+bool isExplicitScheme(const std::string& scheme);
+
 struct BoundarySpec {
   Patch patch = Patch::Left;
   int variable = 0;          // index into Deck::variables
@@ -115,9 +125,13 @@ struct Deck {
   double sweepTolerance = 1e-8, relaxation = 1;
   // [time]
   bool steady = false;
-  std::string timeScheme = "backward-euler";
+  std::string timeScheme = "backward-euler";  // the first stage's with a schedule
+  // [time] schedule: the schemes in turn, each for its number of steps (all known once
+  // read: the run's step count is); empty when every step takes timeScheme
+  std::vector<SchemeStage> schedule;
   double dt = 0, dtGrowth = 1, dtMax = 0, end = 0;
   int steps = 0;
+  long long totalSteps = 0;  // the run's steps (steps, or those end takes); 0 if adaptive
   // [time] adaptive = { ... }: error-controlled steps (AdaptiveStepper) to `end`, dt the
   // first try and dt_max the largest step
   bool adaptive = false;
@@ -136,6 +150,10 @@ struct Deck {
   double integralDrift = -1;  // < 0: not checked
 
   long long numCells() const { return 1LL * cells[0] * cells[1] * cells[2]; }
+  /// The scheme of step `step` (from 1): timeScheme, or the schedule's.
+  const std::string& schemeOf(long long step) const;
+  /// True when some step is explicit.
+  bool hasExplicitSteps() const;
   int numVariables() const { return int(variables.size()); }
   bool isCoupled() const { return !coupled.empty(); }
   /// The variables' names joined by '-': the stem of the VTK files and collection.

@@ -3,6 +3,8 @@
 #include "kfvm_DeckSetup.hpp"
 
 #include <kfvm_CoupledStepper.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ExplicitStepper.hpp>
 
 namespace kfvm::app {
 
@@ -17,6 +19,28 @@ class ScalarProblem : public DeckProblem {
                  makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters)) {
     stepper_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
     stepper_.setMatrixFree(deck.matrixFree);
+    if (deck.hasExplicitSteps())
+      explicit_ = std::make_unique<ExplicitStepper<DeckSpace>>(equation_);
+  }
+
+  StepReport stepExplicit(double dt, const std::string& scheme) override {
+    require(explicit_ != nullptr, "deck: no explicit scheme in [time]");
+    StepReport report;
+    report.sweeps = 0;
+    report.solver = scheme;
+    const Real stable = explicit_->stableTimeStep();
+    if (Real(dt) > stable) {  // refused before the fields change
+      report.converged = false;
+      report.reason = Details::concatenate("explicit ", scheme, " step: dt = ", dt,
+                                           " exceeds the stable time step ", stable);
+      return report;
+    }
+    explicit_->step(
+        fields_[0], Real(dt),
+        explicitSchemeFromName(scheme == "ssp-rk2" ? std::string("rk2") : scheme));
+    report.converged = true;
+    report.reason = "explicit step";
+    return report;
   }
 
   StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
@@ -35,6 +59,7 @@ class ScalarProblem : public DeckProblem {
 
   Equation<DeckSpace> equation_;
   ImplicitStepper<DeckSpace> stepper_;
+  std::unique_ptr<ExplicitStepper<DeckSpace>> explicit_;  // when [time] names one
 };
 
 class CoupledProblem : public DeckProblem {
@@ -47,10 +72,14 @@ class CoupledProblem : public DeckProblem {
   }
 
   StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
-                  TimeScheme) override {  // backward Euler (readDeck)
-    return stepper_.step(fields, Real(dt));
+                  TimeScheme scheme) override {
+    return stepper_.step(fields, Real(dt), scheme);
   }
   StepReport solveSteady() override { return stepper_.solveSteady(fields_); }
+  StepReport stepExplicit(double, const std::string& scheme) override {
+    fail("deck: a coupled deck has no explicit scheme, got ",
+         scheme);  // readDeck refuses it
+  }
 
  private:
   static const CoupledSystem<DeckSpace>& buildSystem(const Deck& deck,
@@ -79,6 +108,11 @@ std::unique_ptr<DeckProblem> DeckProblem::create(
         initialValues(variable.initial, deck.dimension, centres));
   }
   return problem;
+}
+
+StepReport DeckProblem::step(double dt, const std::string& scheme) {
+  if (isExplicitScheme(scheme)) return stepExplicit(dt, scheme);
+  return step(dt, timeSchemeFromName(scheme));
 }
 
 }  // namespace kfvm::app

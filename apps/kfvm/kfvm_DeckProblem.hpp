@@ -11,6 +11,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kfvm::app {
@@ -30,6 +31,12 @@ class DeckProblem {
   virtual StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
                           TimeScheme scheme) = 0;
   virtual StepReport solveSteady() = 0;
+  /// A step of the deck's own fields by an explicit scheme ("forward-euler",
+  /// "ssp-rk2"; one-variable decks). A dt over the stable limit is a report that did not
+  /// converge, naming both, with the fields unchanged.
+  virtual StepReport stepExplicit(double dt, const std::string& scheme) = 0;
+  /// A step of the deck's fields by the scheme named (implicit or explicit).
+  StepReport step(double dt, const std::string& scheme);
 
   /// One field per variable, in the deck's order.
   std::vector<CellField<DeckSpace>>& fields() { return fields_; }

@@ -231,9 +231,9 @@ int runDeck(const Deck& deck, const RunOptions& options) {
         return stepFailed(deck, fields, mesh, centres, 0, 0, "", false);
     integral = statistics[std::size_t(deck.checkVariable)].integral;
   } else {
-    const auto scheme = timeSchemeFromName(deck.timeScheme);
     std::unique_ptr<AdaptiveStepper<Space>> adaptive;
     if (deck.adaptive) {
+      const auto scheme = timeSchemeFromName(deck.timeScheme);  // implicit (readDeck)
       adaptive = std::make_unique<AdaptiveStepper<Space>>(
           mesh,
           [&problem, scheme](std::vector<CellField<Space>>& trial, Real dt) {
@@ -274,6 +274,10 @@ int runDeck(const Deck& deck, const RunOptions& options) {
         report.totalIterations = int(taken.linearIterations);
       } else {
         thisDt = schedule.stepDt();
+        const std::string& scheme = deck.schemeOf(step);
+        if (!deck.schedule.empty() &&
+            (step == firstStep || scheme != deck.schemeOf(step - 1)))
+          log::info("step %d: %s steps from here (schedule)", step, scheme.c_str());
         report = problem->step(thisDt, scheme);
         if (!report.converged)
           return stepFailed(deck, fields, mesh, centres, step, schedule.time() + thisDt,
@@ -318,12 +322,22 @@ int runDeck(const Deck& deck, const RunOptions& options) {
   return checkResult(deck, checked, centres, now, integral0, integral);
 }
 
+/// "crank-nicolson", or a schedule's stages: "crank-nicolson x 99, backward-euler x 1".
+std::string schemeText(const Deck& deck) {
+  if (deck.schedule.empty()) return deck.timeScheme;
+  std::string text;
+  for (const auto& stage : deck.schedule)
+    text +=
+        (text.empty() ? "" : ", ") + stage.scheme + " x " + std::to_string(stage.steps);
+  return text;
+}
+
 int checkDeck(const Deck& deck) {
   const std::string memory = validateDeck(deck);
   std::printf("%s: ok\n  mesh %dD, %lld cells; variables %s%s; %s; solver %s; %s\n",
               deck.path.c_str(), deck.dimension, deck.numCells(), deck.runName().c_str(),
               deck.isCoupled() ? " (coupled)" : "",
-              deck.steady ? "steady" : ("time " + deck.timeScheme).c_str(),
+              deck.steady ? "steady" : ("time " + schemeText(deck)).c_str(),
               deck.solver.c_str(),
               !deck.hasCheck       ? "no check"
               : deck.exact.empty() ? "integral checked"

@@ -486,10 +486,17 @@ class CoupledEquation:
         compiled.stepper = mesh._module.CoupledStepper(cpp, solver.name, solver.parameters)
         return compiled
 
-    def solve(self, dt=None, solver=None, sweeps=None, sweep_tolerance=None, check=True):
-        """A backward-Euler step of dt for every variable (or the steady system when dt
-        is None), with Newton sweeps for Polynomial sources. Returns the StepReport; raises
-        kfvm.ConvergenceError when it did not converge (unless check=False)."""
+    def solve(self, dt=None, solver=None, sweeps=None, sweep_tolerance=None, check=True,
+              scheme="backward-euler"):
+        """A step of dt for every variable (or the steady system when dt is None), with
+        Newton sweeps for Polynomial sources. scheme: "backward-euler" / "be" or
+        "crank-nicolson" / "cn" (equations without a TransientTerm are constraints and
+        hold at the new values). Returns the StepReport; raises kfvm.ConvergenceError when
+        it did not converge (unless check=False)."""
+        scheme = str(scheme)
+        if scheme not in _IMPLICIT:
+            raise _kfvm.Error("unknown time scheme '%s' for a coupled system (known: %s)"
+                              % (scheme, ", ".join(_IMPLICIT)))
         variables = self._variables()
         solver = _solver_of(solver, Solver("gmres", preconditioner="ilu0"))
         key = (tuple(id(v) for v in variables), tuple(v._constraint_version for v in variables),
@@ -507,7 +514,7 @@ class CoupledEquation:
         if dt is None:
             report = self._compiled.stepper.solve_steady(fields)
         else:
-            report = self._compiled.stepper.step(fields, float(dt))
+            report = self._compiled.stepper.step(fields, float(dt), scheme)
         self.last_report = report
         if check and not report.converged:
             raise ConvergenceError(report)

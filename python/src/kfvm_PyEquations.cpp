@@ -378,17 +378,24 @@ void bindEquations(py::module_& backend) {
         return new PyCoupled(system.value,
                              makeLinearSolver<Space>(solver, parametersOf(parameters)));
       }))
-      .def("step",
-           [](PyCoupled& s, const std::vector<Cell*>& fields, double dt) {
-             auto values = fieldsOf<Space>(fields);
-             return s.value.step(values, Real(dt));
-           })
-      .def("step_from",
-           [](PyCoupled& s, const std::vector<Cell*>& fields,
-              const std::vector<Cell*>& previous, double dt) {
-             auto values = fieldsOf<Space>(fields);
-             return s.value.step(values, fieldsOf<Space>(previous), Real(dt));
-           })
+      .def(
+          "step",
+          [](PyCoupled& s, const std::vector<Cell*>& fields, double dt,
+             const std::string& scheme) {
+            auto values = fieldsOf<Space>(fields);
+            return s.value.step(values, Real(dt), timeSchemeFromName(scheme));
+          },
+          py::arg("fields"), py::arg("dt"), py::arg("scheme") = "backward-euler")
+      .def(
+          "step_from",
+          [](PyCoupled& s, const std::vector<Cell*>& fields,
+             const std::vector<Cell*>& previous, double dt, const std::string& scheme) {
+            auto values = fieldsOf<Space>(fields);
+            return s.value.step(values, fieldsOf<Space>(previous), Real(dt),
+                                timeSchemeFromName(scheme));
+          },
+          py::arg("fields"), py::arg("previous"), py::arg("dt"),
+          py::arg("scheme") = "backward-euler")
       .def("solve_steady",
            [](PyCoupled& s, const std::vector<Cell*>& fields) {
              auto values = fieldsOf<Space>(fields);

@@ -226,6 +226,23 @@ def test_coupled_system_and_its_report():
     assert np.max(np.abs(u.value - v.value - 1 / 1.2)) < TIGHT
 
 
+def test_coupled_crank_nicolson_decays_by_its_amplification_factor():
+    """u - v decays at rate 2: per Crank-Nicolson step by (1 - dt) / (1 + dt), where
+    backward Euler gives 1 / (1 + 2 dt); u + v is conserved either way."""
+    mesh = kfvm.Grid1D(nx=20, dx=0.05)
+    u = kfvm.CellVariable(mesh, value=1.0, name="u")
+    v = kfvm.CellVariable(mesh, value=0.0, name="v")
+    eq = ((kfvm.TransientTerm(var=u) == kfvm.ImplicitSourceTerm(-1.0, var=u) + kfvm.ImplicitSourceTerm(1.0, var=v))
+          & (kfvm.TransientTerm(var=v) == kfvm.ImplicitSourceTerm(1.0, var=u) + kfvm.ImplicitSourceTerm(-1.0, var=v)))
+    dt = 0.1
+    for _ in range(3):
+        assert eq.solve(dt=dt, solver=GMRES, scheme="crank-nicolson").converged
+    assert np.max(np.abs(u.value + v.value - 1)) < TIGHT
+    assert np.max(np.abs(u.value - v.value - ((1 - dt) / (1 + dt)) ** 3)) < TIGHT
+    with pytest.raises(kfvm.Error, match="unknown time scheme 'fe'"):
+        eq.solve(dt=dt, solver=GMRES, scheme="fe")
+
+
 def test_coupled_system_with_field_coefficients():
     """An exchange at a rate k(x) (a CellVariable, changed between steps) and a source
     field s(x): one backward-Euler step conserves u + v up to dt s, and u - v decays by

@@ -249,23 +249,29 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   EXPECT_EQ(readFile(path), before);
 }
 
+/// A deck file in the scratch folder holding text; returns its path.
+std::string writeDeck(const std::string& name, const std::string& text) {
+  const std::string path = scratch(name);
+  std::ofstream deck(path);
+  deck << text;
+  return path;
+}
+
 // [solver] matrix_free and [solver.parameters] reach the solver's parameters as given
 // (a number as the shortest text that reads back as it); [time] adaptive fills the
 // controller's settings, dt_max from [time].
 TEST(Deck, SolverParametersAndAdaptiveSettingsAreReadAsGiven) {
-  const std::string path = scratch("parameters.toml");
-  {
-    std::ofstream deck(path);
-    deck << "[mesh]\ndimension = 1\ncells = [8]\nlength = [1.0]\n"
-            "[equation]\ntransient = 1.0\ndiffusion = 1.0\n"
-            "[solver]\nname = \"cg\"\npreconditioner = \"chebyshev\"\n"
-            "matrix_free = true\n"
-            "[solver.parameters]\nchebyshev_degree = 4\nchebyshev_boost = 1.1\n"
-            "criterion = \"initial\"\nabsolute_tolerance = 1e-300\n"
-            "[time]\ndt = 0.01\ndt_max = 0.5\nend = 1.0\n"
-            "adaptive = { tolerance = 2e-4, dt_min = 1e-7, max_growth = 1.5, "
-            "max_rejections = 7 }\n";
-  }
+  const std::string path =
+      writeDeck("parameters.toml",
+                "[mesh]\ndimension = 1\ncells = [8]\nlength = [1.0]\n"
+                "[equation]\ntransient = 1.0\ndiffusion = 1.0\n"
+                "[solver]\nname = \"cg\"\npreconditioner = \"chebyshev\"\n"
+                "matrix_free = true\n"
+                "[solver.parameters]\nchebyshev_degree = 4\nchebyshev_boost = 1.1\n"
+                "criterion = \"initial\"\nabsolute_tolerance = 1e-300\n"
+                "[time]\ndt = 0.01\ndt_max = 0.5\nend = 1.0\n"
+                "adaptive = { tolerance = 2e-4, dt_min = 1e-7, max_growth = 1.5, "
+                "max_rejections = 7 }\n");
   const Deck deck = readDeck(path, {"upwind"});
   EXPECT_TRUE(deck.matrixFree);
   const auto& p = deck.solverParameters;
@@ -281,6 +287,32 @@ TEST(Deck, SolverParametersAndAdaptiveSettingsAreReadAsGiven) {
   EXPECT_EQ(deck.adaptiveOptions.maxGrowth, 1.5);
   EXPECT_EQ(deck.adaptiveOptions.maxRejections, 7);
   EXPECT_EQ(deck.adaptiveOptions.integral, AdaptiveOptions().integral);
+  std::remove(path.c_str());
+}
+
+// [time] schedule: the entry without steps takes what the others leave of a run to
+// `end` with a growing dt (dt 0.1 growing by 1.5 up to 0.4: 0.1, 0.15, 0.225, 0.3375,
+// then 0.4, 0.4 and the last step cut to land on 2.0: 7 steps), and schemeOf() follows
+// the stages.
+TEST(Deck, ScheduleStagesCoverTheRunsSteps) {
+  const std::string path = writeDeck(
+      "schedule.toml",
+      "[mesh]\ndimension = 1\ncells = [8]\nlength = [1.0]\n"
+      "[equation]\ntransient = 1.0\ndiffusion = 1.0\n"
+      "[time]\ndt = 0.1\ndt_growth = 1.5\ndt_max = 0.4\nend = 2.0\n"
+      "schedule = [{ scheme = \"backward-euler\", steps = 2 }, "
+      "{ scheme = \"crank-nicolson\" }, { scheme = \"ssp-rk2\", steps = 1 }]\n");
+  const Deck deck = readDeck(path, {"upwind"});
+  EXPECT_EQ(deck.totalSteps, 7);
+  ASSERT_EQ(deck.schedule.size(), 3u);
+  EXPECT_EQ(deck.schedule[1].steps, 4);
+  const char* expected[] = {"backward-euler", "backward-euler", "crank-nicolson",
+                            "crank-nicolson", "crank-nicolson", "crank-nicolson",
+                            "ssp-rk2"};
+  for (int step = 1; step <= 7; ++step)
+    EXPECT_EQ(deck.schemeOf(step), expected[step - 1]) << step;
+  EXPECT_TRUE(deck.hasExplicitSteps());
+  EXPECT_EQ(deck.timeScheme, "backward-euler");
   std::remove(path.c_str());
 }
 

@@ -475,8 +475,9 @@ void readCheck(TableReader& check, Deck& deck) {
 }  // namespace
 
 void readInitial(TableReader& initial, InitialCondition& condition, int dimension) {
-  condition.type = initial.string(
-      "type", "constant", {"constant", "box", "sphere", "random", "expression"}, true);
+  condition.type =
+      initial.string("type", "constant",
+                     {"constant", "box", "sphere", "random", "expression", "file"}, true);
   const auto dim = std::size_t(dimension);
   if (condition.type == "constant") {
     condition.value = initial.number("value", 0, -huge, huge, true);
@@ -495,6 +496,10 @@ void readInitial(TableReader& initial, InitialCondition& condition, int dimensio
       for (std::size_t a = 0; a < dim; ++a) condition.centre[a] = centre[a];
       condition.radius = initial.number("radius", 0, 0, huge, true);
     }
+  } else if (condition.type == "file") {
+    condition.file = initial.string("file", "", {}, true);
+    condition.dataset = initial.string("dataset", "");
+    condition.at = initial.at("file");
   } else if (condition.type == "random") {
     condition.mean = initial.number("mean", 0, -huge, huge);
     condition.amplitude = initial.number("amplitude", 0, 0, huge, true);

@@ -22,19 +22,23 @@ namespace kfvm::app {
 /// kfvm_DeckSetup.cpp checks that the two agree).
 inline constexpr int deckMaxVariables = 4;
 
-struct InitialCondition {
-  std::string type = "constant";  // constant, box, sphere, random, expression
-  double value = 0, inside = 1, outside = 0, radius = 0, mean = 0, amplitude = 0;
-  std::array<double, 3> lower{}, upper{}, centre{};
-  unsigned seed = 0;
-  std::string expression;
-};
-
 /// Where a value was given in the deck: its table, key and line, for errors found after
 /// reading (deckError).
 struct DeckKey {
   std::string table, key;
   int line = 0;
+};
+
+struct InitialCondition {
+  std::string type = "constant";  // constant, box, sphere, random, expression, file
+  double value = 0, inside = 1, outside = 0, radius = 0, mean = 0, amplitude = 0;
+  std::array<double, 3> lower{}, upper{}, centre{};
+  unsigned seed = 0;
+  std::string expression;
+  // type "file" (kfvm_InitialFile.hpp): the file, an HDF5 dataset or checkpoint
+  // variable in it (empty: the variable's name), and where the deck names the file
+  std::string file, dataset;
+  DeckKey at;
 };
 
 /// A coefficient: a number, or an expression in x, y, z evaluated at every cell centre

@@ -1,6 +1,7 @@
 #include "kfvm_DeckProblem.hpp"
 
 #include "kfvm_DeckSetup.hpp"
+#include "kfvm_InitialFile.hpp"
 
 #include <kfvm_CoupledStepper.hpp>
 #include <kfvm_Error.hpp>
@@ -105,7 +106,9 @@ std::unique_ptr<DeckProblem> DeckProblem::create(
   for (const auto& variable : deck.variables) {
     problem->fields_.emplace_back(mesh, variable.name);
     problem->fields_.back().fromHost(
-        initialValues(variable.initial, deck.dimension, centres));
+        variable.initial.type == "file"
+            ? readInitialFile(deck, variable)
+            : initialValues(variable.initial, deck.dimension, centres));
   }
   return problem;
 }

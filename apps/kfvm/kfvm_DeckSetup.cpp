@@ -1,4 +1,5 @@
 #include "kfvm_DeckSetup.hpp"
+#include "kfvm_InitialFile.hpp"
 
 #include "kfvm_Expression.hpp"
 
@@ -82,6 +83,8 @@ std::string validateDeck(const Deck& deck) {
       deckError(deck, spec.at, error.message());
     }
   }
+  for (const auto& variable : deck.variables)  // every file read and checked
+    if (variable.initial.type == "file") (void)readInitialFile(deck, variable);
   std::unique_ptr<LinearSolver<DeckSpace>> solver;
   try {
     solver = makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters);

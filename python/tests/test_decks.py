@@ -5,7 +5,9 @@ import filecmp
 import os
 import subprocess
 
+import numpy as np
 import pytest
+from scipy.special import erfc
 
 import kfvm
 import deck_problems
@@ -100,4 +102,34 @@ steps = 5
     assert kfvm.run_deck(deck, output=tmp_path / "out", quiet=True) == 0
     deck.write_text(text % "")
     with pytest.raises(kfvm.Error, match="diffusion"):
+        kfvm.check_deck(deck)
+
+
+@DOUBLE_ONLY
+def test_deck_starts_from_a_checkpoint_or_a_numpy_file(tmp_path):
+    """FiPy's mesh1D to t = 22.5, then on to t = 45 from the checkpoint, or from a .npy of
+    the exact values at 22.5: both meet erfc at t + 22.5; a .npy of zeros does not (the
+    check sees the file). The file's path is relative to the deck's folder."""
+    first = (DECKS / "diffusion1d.toml").read_text().replace("steps = 100", "steps = 50")
+    first = first.replace("[output]", "[output]\ncheckpoint_every = 50")
+    (tmp_path / "first.toml").write_text(first)
+    assert kfvm.run_deck(tmp_path / "first.toml", output=tmp_path / "first", quiet=True) == 0
+    later = (DECKS / "diffusion1d.toml").read_text().replace("steps = 100", "steps = 50")
+    later = later.replace('exact = "erfc(x / (2 * sqrt(t)))"',
+                          'exact = "erfc(x / (2 * sqrt(t + 22.5)))"')
+    assert "t + 22.5" in later
+    x = (np.arange(50) + 0.5)
+    for name, values, status in [("first/checkpoint.h5", None, 0),
+                                 ("exact.npy", erfc(x / (2 * np.sqrt(22.5))), 0),
+                                 ("zeros.npy", np.zeros(50), 4)]:
+        if values is not None:
+            np.save(tmp_path / name, values)
+        deck = tmp_path / ("later-" + name.replace("/", "-") + ".toml")
+        deck.write_text(later.replace('initial = { type = "constant", value = 0.0 }',
+                                      'initial = { type = "file", file = "%s" }' % name))
+        assert kfvm.run_deck(deck, output=tmp_path / ("out-" + deck.stem), quiet=True) == status, name
+    np.save(tmp_path / "short.npy", np.zeros(49))
+    deck.write_text(later.replace('initial = { type = "constant", value = 0.0 }',
+                                  'initial = { type = "file", file = "short.npy" }'))
+    with pytest.raises(kfvm.Error, match=r"short.npy': an array of shape \(49,\)"):
         kfvm.check_deck(deck)

@@ -59,11 +59,16 @@ struct DeckVariable {
 
 /// One equation of a coupled deck ([[equation]], one per variable): every coefficient
 /// per variable, in [[variable]] order, 0 (or no polynomial) where the term does not act
-/// on that variable (kfvm::CoupledSystem's terms, constants only).
+/// on that variable (kfvm::CoupledSystem's terms): numbers, or expressions in x, y, z
+/// (per cell; diffusion per face, at the face centres).
 struct CoupledEquationSpec {
-  std::vector<double> transient, diffusion, implicitSource;
+  std::vector<DeckCoefficient> transient, diffusion, implicitSource;
   std::vector<std::vector<double>> sourcePolynomial;
-  double source = 0;
+  DeckCoefficient source;
+  /// True when term (one of the three vectors) acts on variable v.
+  static bool acts(const std::vector<DeckCoefficient>& term, std::size_t v) {
+    return term[v].isExpression() || term[v].value != 0;
+  }
 };
 
 /// One entry of [time] schedule: `steps` steps by `scheme` (an implicit one,

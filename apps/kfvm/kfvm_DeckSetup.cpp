@@ -52,6 +52,59 @@ void evaluateCoefficient(const Deck& deck, const DeckCoefficient& coefficient,
       }
 }
 
+/// An expression coefficient at face centres (x, y, z per face), each value finite and
+/// in the key's range, else an error naming the key, the face and the value.
+std::vector<double> evaluateAtFaces(const Deck& deck, const DeckCoefficient& coefficient,
+                                    const std::vector<std::array<double, 3>>& centres) {
+  const Expression expression(coefficient.expression);
+  std::vector<double> values(centres.size());
+  for (std::size_t f = 0; f < centres.size(); ++f) {
+    const auto& p = centres[f];
+    const double value = expression(p[0], p[1], p[2]);
+    if (!(value >= coefficient.low && value <= coefficient.high))
+      deckError(deck, coefficient.at, "'", coefficient.expression, "' is ", value,
+                " at the face centred at x = ", p[0], ", y = ", p[1], ", z = ", p[2],
+                ": it ",
+                std::isfinite(value) ? rangeText(coefficient.low, coefficient.high)
+                                     : std::string("must be a finite number"));
+    values[f] = value;
+  }
+  return values;
+}
+
+/// The centres of every face of the grid (faces normal to x, then y, then z).
+std::vector<std::array<double, 3>> faceCentresOf(const CartesianGrid& grid) {
+  std::vector<std::array<double, 3>> centres;
+  auto at = [&](int axis, int i, bool vertex) {
+    if (axis >= grid.dimension()) return 0.0;
+    const auto& v = grid.vertices(axis);
+    return vertex ? v[std::size_t(i)] : 0.5 * (v[std::size_t(i)] + v[std::size_t(i) + 1]);
+  };
+  for (int normal = 0; normal < grid.dimension(); ++normal) {
+    const int n[3] = {grid.cells(0) + (normal == 0), grid.cells(1) + (normal == 1),
+                      grid.cells(2) + (normal == 2)};
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i)
+          centres.push_back(
+              {at(0, i, normal == 0), at(1, j, normal == 1), at(2, k, normal == 2)});
+  }
+  return centres;
+}
+
+/// A per-face field of expression values at the mesh's face centres.
+FaceField<DeckSpace> faceFieldOf(const Deck& deck, const DeckCoefficient& coefficient,
+                                 const Mesh<DeckSpace>& mesh, const std::string& name) {
+  const auto device =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceCentres());
+  std::vector<std::array<double, 3>> centres(std::size_t(mesh.numFaces()));
+  for (std::size_t f = 0; f < centres.size(); ++f)
+    centres[f] = {double(device(f, 0)), double(device(f, 1)), double(device(f, 2))};
+  FaceField<DeckSpace> field(mesh, name);
+  field.fromHost(evaluateAtFaces(deck, coefficient, centres));
+  return field;
+}
+
 /// A per-cell field of expression values at the cell centres (set up once, on the host).
 CellField<DeckSpace> fieldOf(const Deck& deck, const DeckCoefficient& coefficient,
                              const Mesh<DeckSpace>& mesh, const std::string& name) {
@@ -76,6 +129,14 @@ std::string validateDeck(const Deck& deck) {
   for (const DeckCoefficient* c :
        {&deck.rho, &deck.diffusion, &deck.implicitSource, &deck.source})
     if (c->isExpression()) evaluateCoefficient(deck, *c, grid, nullptr);
+  for (const auto& spec : deck.coupled) {  // per cell; diffusion at the faces
+    for (const auto* term : {&spec.transient, &spec.implicitSource})
+      for (const auto& c : *term)
+        if (c.isExpression()) evaluateCoefficient(deck, c, grid, nullptr);
+    for (const auto& c : spec.diffusion)
+      if (c.isExpression()) (void)evaluateAtFaces(deck, c, faceCentresOf(grid));
+    if (spec.source.isExpression()) evaluateCoefficient(deck, spec.source, grid, nullptr);
+  }
   for (const auto& spec : deck.boundaries) {
     try {
       (void)conditionOf(spec);
@@ -220,17 +281,35 @@ static_assert(deckMaxVariables == maxCoupledVariables,
               "a coupled deck takes as many variables as a CoupledSystem");
 
 void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system) {
+  const Mesh<DeckSpace>& mesh = system.mesh();
+  const auto cells = [&](const DeckCoefficient& c, const char* name) {
+    return fieldOf(deck, c, mesh, name);
+  };
   for (int e = 0; e < deck.numVariables(); ++e) {
     const CoupledEquationSpec& spec = deck.coupled.at(std::size_t(e));
     for (int v = 0; v < deck.numVariables(); ++v) {
-      if (spec.transient[v] != 0) system.transient(e, v, Real(spec.transient[v]));
-      if (spec.diffusion[v] != 0) system.diffusion(e, v, Real(spec.diffusion[v]));
-      if (spec.implicitSource[v] != 0)
-        system.implicitSource(e, v, Real(spec.implicitSource[v]));
-      if (!spec.sourcePolynomial[v].empty())
-        system.source(e, v, polynomialOf(spec.sourcePolynomial[v]));
+      const auto& rho = spec.transient[std::size_t(v)];
+      const auto& D = spec.diffusion[std::size_t(v)];
+      const auto& c = spec.implicitSource[std::size_t(v)];
+      if (rho.isExpression())
+        system.transient(e, v, cells(rho, "kfvm::deck::coupled::rho"));
+      else if (rho.value != 0)
+        system.transient(e, v, Real(rho.value));
+      if (D.isExpression())
+        system.diffusion(e, v, faceFieldOf(deck, D, mesh, "kfvm::deck::coupled::D"));
+      else if (D.value != 0)
+        system.diffusion(e, v, Real(D.value));
+      if (c.isExpression())
+        system.implicitSource(e, v, cells(c, "kfvm::deck::coupled::c"));
+      else if (c.value != 0)
+        system.implicitSource(e, v, Real(c.value));
+      if (!spec.sourcePolynomial[std::size_t(v)].empty())
+        system.source(e, v, polynomialOf(spec.sourcePolynomial[std::size_t(v)]));
     }
-    if (spec.source != 0) system.source(e, Real(spec.source));
+    if (spec.source.isExpression())
+      system.source(e, cells(spec.source, "kfvm::deck::coupled::s"));
+    else if (spec.source.value != 0)
+      system.source(e, Real(spec.source.value));
   }
   for (const auto& boundary : deck.boundaries)
     system.boundary(boundary.variable, boundary.patch, conditionOf(boundary));

@@ -41,19 +41,20 @@ DeckVariable readVariable(TableReader& reader, int dimension, bool nameRequired)
   return variable;
 }
 
-/// A term's coefficients per variable, { name = number, ... }; 0 for a variable not
-/// named.
-std::vector<double> perVariable(TableReader& equation, const std::string& key, double low,
-                                const Deck& deck) {
-  std::vector<double> values(deck.variables.size(), 0.0);
+/// A term's coefficients per variable, { name = number or "expression", ... }; 0 for a
+/// variable not named.
+std::vector<DeckCoefficient> perVariable(TableReader& equation, const std::string& key,
+                                         double low, const Deck& deck) {
+  std::vector<DeckCoefficient> values(deck.variables.size());
   const toml::node* node = equation.find(key);
   if (!node) return values;
   if (!node->is_table())
-    equation.error(node, key, "a coupled equation takes a number per variable, like { ",
-                   deck.variables[0].name, " = 1.0 }, got ", TableReader::show(*node));
+    equation.error(node, key, "a coupled equation takes a number (or an expression) per ",
+                   "variable, like { ", deck.variables[0].name, " = 1.0 }, got ",
+                   TableReader::show(*node));
   TableReader reader(equation.path(), *node->as_table(), equation.name() + "." + key);
   for (std::size_t v = 0; v < values.size(); ++v)
-    values[v] = reader.number(deck.variables[v].name, 0, low, huge);
+    values[v] = reader.coefficient(deck.variables[v].name, 0, low, huge);
   reader.finish();  // a name that is not a variable is an unknown key
   return values;
 }
@@ -87,11 +88,13 @@ CoupledEquationSpec readCoupledEquation(TableReader& equation, const Deck& deck)
     }
     reader.finish();
   }
-  spec.source = equation.number("source", 0, -huge, huge);
+  spec.source = equation.coefficient("source", 0, -huge, huge);
   bool any = false;
   for (std::size_t v = 0; v < n; ++v)
-    any = any || spec.transient[v] != 0 || spec.diffusion[v] != 0 ||
-          spec.implicitSource[v] != 0 || !spec.sourcePolynomial[v].empty();
+    any = any || CoupledEquationSpec::acts(spec.transient, v) ||
+          CoupledEquationSpec::acts(spec.diffusion, v) ||
+          CoupledEquationSpec::acts(spec.implicitSource, v) ||
+          !spec.sourcePolynomial[v].empty();
   if (!any)
     equation.error(nullptr, "equation",
                    "acts on no variable (give transient, diffusion, implicit_source or "
@@ -140,9 +143,11 @@ void readCoupledEquations(TableReader& top, const toml::array& equations, Deck& 
   for (std::size_t v = 0; v < n; ++v) {
     bool acts = false;
     for (const auto& spec : deck.coupled) {
-      acts = acts || spec.transient[v] != 0 || spec.diffusion[v] != 0 ||
-             spec.implicitSource[v] != 0 || !spec.sourcePolynomial[v].empty();
-      deck.transient = deck.transient || spec.transient[v] != 0;
+      acts = acts || CoupledEquationSpec::acts(spec.transient, v) ||
+             CoupledEquationSpec::acts(spec.diffusion, v) ||
+             CoupledEquationSpec::acts(spec.implicitSource, v) ||
+             !spec.sourcePolynomial[v].empty();
+      deck.transient = deck.transient || CoupledEquationSpec::acts(spec.transient, v);
     }
     if (!acts)
       top.error(&equations, "equation", "variable \"", deck.variables[v].name,

@@ -66,13 +66,18 @@ AdaptiveStepper<ExecSpace>::AdaptiveStepper(ImplicitStepper<ExecSpace>& stepper,
 
 template <class ExecSpace>
 AdaptiveStepper<ExecSpace>::AdaptiveStepper(CoupledStepper<ExecSpace>& stepper,
-                                            AdaptiveOptions options)
+                                            AdaptiveOptions options, TimeScheme scheme)
     : AdaptiveStepper(
           stepper.system().mesh(),
-          [&stepper](std::vector<CellField<ExecSpace>>& fields, Real dt) {
-            return stepper.step(fields, dt);
+          [&stepper, scheme](std::vector<CellField<ExecSpace>>& fields, Real dt) {
+            return stepper.step(fields, dt, scheme);
           },
-          1, options) {}
+          scheme == TimeScheme::CrankNicolson ? 2 : 1, options) {}
+
+template <class ExecSpace>
+void AdaptiveStepper<ExecSpace>::setMaxOverProcesses(Reduction maxOverProcesses) {
+  maxOverProcesses_ = std::move(maxOverProcesses);
+}
 
 template <class ExecSpace>
 void AdaptiveStepper<ExecSpace>::allocate(
@@ -92,17 +97,25 @@ template <class ExecSpace>
 double AdaptiveStepper<ExecSpace>::normalizedError(
     const std::vector<CellField<ExecSpace>>& fields) const {
   const double richardson = order_ == 1 ? 1.0 : 3.0;  // 2^p - 1
-  double worst = 0;
+  largest_.resize(2 * fields.size());  // sized on the first step, then reused
   for (std::size_t f = 0; f < fields.size(); ++f) {
     const Ordinal n = fields[f].size();
-    const double difference =
-        Details::largest<Details::LargestDifference<ExecSpace>, ExecSpace>(
-            "kfvm::AdaptiveStepper::difference", n,
-            Details::LargestDifference<ExecSpace>{fields[f].values(), big_[f].values()});
-    const double magnitude =
+    largest_[2 * f] = Details::largest<Details::LargestDifference<ExecSpace>, ExecSpace>(
+        "kfvm::AdaptiveStepper::difference", n,
+        Details::LargestDifference<ExecSpace>{fields[f].values(), big_[f].values()});
+    largest_[2 * f + 1] =
         Details::largest<Details::LargestMagnitude<ExecSpace>, ExecSpace>(
             "kfvm::AdaptiveStepper::magnitude", n,
             Details::LargestMagnitude<ExecSpace>{fields[f].values()});
+  }
+  if (maxOverProcesses_) {
+    for (double& value : largest_)  // NaN would not survive a maximum
+      if (!std::isfinite(value)) value = std::numeric_limits<double>::infinity();
+    maxOverProcesses_(largest_.data(), int(largest_.size()));
+  }
+  double worst = 0;
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    const double difference = largest_[2 * f], magnitude = largest_[2 * f + 1];
     const double allowed = options_.absoluteTolerance + options_.tolerance * magnitude;
     const double error = difference / richardson;
     if (!std::isfinite(error) || !std::isfinite(magnitude))

@@ -62,8 +62,17 @@ class AdaptiveStepper {
   /// Steps of one equation by stepper (which must outlive this) with scheme.
   AdaptiveStepper(ImplicitStepper<ExecSpace>& stepper, TimeScheme scheme,
                   AdaptiveOptions options = {});
-  /// Backward-Euler steps of a coupled system by stepper (which must outlive this).
-  AdaptiveStepper(CoupledStepper<ExecSpace>& stepper, AdaptiveOptions options = {});
+  /// Steps of a coupled system by stepper (which must outlive this) with scheme.
+  AdaptiveStepper(CoupledStepper<ExecSpace>& stepper, AdaptiveOptions options = {},
+                  TimeScheme scheme = TimeScheme::BackwardEuler);
+
+  /// Combines values over processes by their maximum, in place (an MPI_Allreduce).
+  using Reduction = std::function<void(double* values, int count)>;
+  /// Fields that are one rank's part of distributed ones (a DistributedSystem's local
+  /// mesh): each try's largest difference and magnitude are the maxima over every rank
+  /// (maxOverProcesses: DistributedSystem::maxOverRanks()), so every rank accepts,
+  /// rejects and proposes alike. Ghost cells may take part: they hold owners' values.
+  void setMaxOverProcesses(Reduction maxOverProcesses);
 
   /// One accepted step, trying dt first (dt within [dtMin, dtMax]).
   AdaptiveStepReport step(std::vector<CellField<ExecSpace>>& fields, double dt);
@@ -102,6 +111,8 @@ class AdaptiveStepper {
   AdaptiveOptions options_;
   double history_[2] = {1, 1};  // e_(n-1), e_(n-2)
   std::vector<CellField<ExecSpace>> start_, big_;
+  Reduction maxOverProcesses_;
+  mutable std::vector<double> largest_;  // difference, magnitude per field
 };
 
 }  // namespace kfvm

@@ -299,6 +299,18 @@ double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
 }
 
 template <class ExecSpace>
+std::function<void(double*, int)> DistributedSystem<ExecSpace>::maxOverRanks() const {
+  const MPI_Comm comm = comm_;
+  const int rank = halo_.rank();
+  return [comm, rank](double* values, int count) {
+    const int status =
+        MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm);
+    require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
+            rank);
+  };
+}
+
+template <class ExecSpace>
 ImplicitStepper<ExecSpace>& DistributedSystem<ExecSpace>::stepper() {
   require(stepper_ != nullptr, "distributed system: setEquation() first");
   return *stepper_;

@@ -8,6 +8,7 @@
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_SolveDistribution.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,6 +96,10 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   /// The stepper of the last setEquation() (throws kfvm::Error before): what step() and
   /// solveSteady() use, for its other entries (sweep(), a step from other old values).
   ImplicitStepper<ExecSpace>& stepper();
+
+  /// Maxima over the ranks, in place (MPI_Allreduce): for AdaptiveStepper's
+  /// setMaxOverProcesses().
+  std::function<void(double* values, int count)> maxOverRanks() const;
 
   /// sum over every rank's owned cells of x y. Needs setEquation().
   double dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;

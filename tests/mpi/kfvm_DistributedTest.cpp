@@ -6,6 +6,7 @@
 #include "kfvm_DistributedProblem.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
+#include <kfvm_AdaptiveStepper.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ImplicitStepper.hpp>
@@ -231,6 +232,66 @@ TEST(Distributed, CrankNicolsonStepsEqualTheOneProcessSteps) {
   }
   checkAgainstOneProcess(decomposition, true, ConvectionScheme::VanLeer, false, "",
                          "jacobi", TimeScheme::CrankNicolson);
+}
+
+// Adaptive steps across ranks: the same controller over the distributed stepper, its
+// errors the maxima over the ranks, takes the steps and rejections of one process and
+// ends with its values.
+TEST(Distributed, AdaptiveStepsEqualTheOneProcessSteps) {
+  const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
+  const auto decomposition = Decomposition::balanced(3, {12, 10, 8}, worldSize());
+  AdaptiveOptions options;
+  options.tolerance = 2e-3;
+  options.maxGrowth = 4;
+  const double end = 0.05, first = 0.02;  // the first try is too large: rejected
+  Mesh<Space> mesh(grid);
+  CellField<Space> D(mesh, "D"), reference(mesh, "phi");
+  fillFields(mesh, D, reference);
+  Equation<Space> whole(mesh);
+  setUp(
+      whole, D, false, [](Patch) { return true; }, ConvectionScheme::Upwind);
+  ImplicitStepper<Space> stepper(
+      whole, makeLinearSolver<Space>("cg", {{"tolerance", solverToleranceText(1e-12)}}));
+  AdaptiveStepper<Space> alone(stepper, TimeScheme::CrankNicolson, options);
+  const AdaptiveRunReport expected = alone.advance(reference, 0, end, first);
+  ASSERT_TRUE(expected.completed) << expected.reason;
+  ASSERT_GT(expected.rejected, 0);
+  const auto want =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.values());
+
+  DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD);
+  const auto& local = system.localMesh();
+  CellField<Space> localD(local, "D"), phi(local, "phi");
+  fillFields(local, localD, phi);
+  Equation<Space> part(local);
+  setUp(
+      part, localD, false, [&](Patch p) { return system.isPhysical(p); },
+      ConvectionScheme::Upwind);
+  system.setEquation(part);
+  system.setSolver("cg", solverTolerance(1e-12), 5000);
+  AdaptiveStepper<Space> distributed(
+      local,
+      [&](std::vector<CellField<Space>>& fields, Real dt) {
+        return system.step(fields[0], dt, TimeScheme::CrankNicolson);
+      },
+      2, options);
+  distributed.setMaxOverProcesses(system.maxOverRanks());
+  const AdaptiveRunReport report = distributed.advance(phi, 0, end, first);
+  ASSERT_TRUE(report.completed) << report.reason;
+  EXPECT_EQ(report.steps, expected.steps);
+  EXPECT_EQ(report.rejected, expected.rejected);
+  EXPECT_NEAR(report.smallestDt, expected.smallestDt, 1e-9 * expected.smallestDt);
+  const auto values =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
+  const auto ids = system.localGlobalIds();
+  double worst = 0, scale = 0;
+  for (std::size_t c = 0; c < ids.size(); ++c) {
+    const double w = double(want(std::size_t(ids[c])));
+    worst = std::max(worst, std::abs(double(values(c)) - w));
+    scale = std::max(scale, std::abs(w));
+  }
+  EXPECT_LT(worst, (sizeof(Real) == sizeof(double) ? 1e-9 : 1e-4) * scale)
+      << "rank " << worldRank();
 }
 
 TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {

@@ -66,21 +66,26 @@ struct HaloSlab {
   }
 };
 
+/// Copies a slab's cells between a field (components values per cell, interleaved)
+/// and a buffer (the same, in slab order).
 template <class ExecSpace>
 struct HaloCopy {
   GhostedBlock block;
   HaloSlab slab;
   Vector<ExecSpace> field, buffer;
   bool pack;
+  int components = 1;
 
   KOKKOS_FUNCTION void operator()(Ordinal m) const {
     int i, j, k;
     slab.cell(m, i, j, k);
-    const Ordinal c = block.index(i, j, k);
-    if (pack)
-      buffer(m) = field(c);
-    else
-      field(c) = buffer(m);
+    const Ordinal c = block.index(i, j, k) * components, b = m * components;
+    for (int v = 0; v < components; ++v) {
+      if (pack)
+        buffer(b + v) = field(c + v);
+      else
+        field(c + v) = buffer(b + v);
+    }
   }
 };
 
@@ -111,8 +116,10 @@ void check(int status, const char* what, int rank) {
 
 template <class ExecSpace>
 HaloExchange<ExecSpace>::HaloExchange(const Decomposition& decomposition, MPI_Comm comm,
-                                      GpuAwareMpi mode, int ghostLayers)
-    : decomposition_(decomposition), comm_(comm) {
+                                      GpuAwareMpi mode, int ghostLayers, int components)
+    : decomposition_(decomposition), comm_(comm), components_(components) {
+  require(components >= 1, "halo exchange: components must be 1 or more, got ",
+          components);
   int size = 0;
   Details::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank", -1);
   Details::check(MPI_Comm_size(comm, &size), "MPI_Comm_size", rank_);
@@ -128,9 +135,9 @@ HaloExchange<ExecSpace>::HaloExchange(const Decomposition& decomposition, MPI_Co
     for (int side = 0; side < 2; ++side) {
       if (decomposition.neighbour(rank_, a, side) < 0) continue;
       hasNeighbours_ = true;
-      const Ordinal n = Details::HaloSlab(layout_, a, side, false).size();
+      const Ordinal n = Details::HaloSlab(layout_, a, side, false).size() * components;
       faceBytes_ += std::size_t(Details::HaloSlab(layout_, a, side, false, true).size()) *
-                    sizeof(Real);
+                    sizeof(Real) * std::size_t(components);
       const std::string where = std::to_string(a) + (side == 0 ? "lower" : "upper");
       send_[a][side] = Vector<ExecSpace>("kfvm::HaloExchange::send" + where, n);
       receive_[a][side] = Vector<ExecSpace>("kfvm::HaloExchange::receive" + where, n);
@@ -145,8 +152,9 @@ HaloExchange<ExecSpace>::HaloExchange(const Decomposition& decomposition, MPI_Co
 
 template <class ExecSpace>
 void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
-  require(field.extent(0) == std::size_t(layout_.size()), "halo exchange: the field has ",
-          field.extent(0), " entries, the ghosted block ", layout_.size());
+  require(field.extent(0) == std::size_t(layout_.size()) * std::size_t(components_),
+          "halo exchange: the field has ", field.extent(0),
+          " entries, the ghosted block ", layout_.size(), " cells of ", components_);
   ++calls_;
   if (!hasNeighbours_) return;
   const MPI_Datatype type = std::is_same<Real, double>::value ? MPI_DOUBLE : MPI_FLOAT;
@@ -168,9 +176,9 @@ void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
     for (int side = 0; side < 2; ++side) {
       if (decomposition_.neighbour(rank_, a, side) < 0) continue;
       const Details::HaloSlab slab(layout_, a, side, false);
-      forEachIndex(
-          "kfvm::HaloExchange::pack", space, slab.size(),
-          Details::HaloCopy<ExecSpace>{layout_, slab, field, send_[a][side], true});
+      forEachIndex("kfvm::HaloExchange::pack", space, slab.size(),
+                   Details::HaloCopy<ExecSpace>{layout_, slab, field, send_[a][side],
+                                                true, components_});
     }
     space.fence();
     for (int side = 0; side < 2; ++side) {
@@ -188,9 +196,9 @@ void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
       if (decomposition_.neighbour(rank_, a, side) < 0) continue;
       if (!direct_) Kokkos::deep_copy(receive_[a][side], receiveHost_[a][side]);
       const Details::HaloSlab slab(layout_, a, side, true);
-      forEachIndex(
-          "kfvm::HaloExchange::unpack", space, slab.size(),
-          Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side], false});
+      forEachIndex("kfvm::HaloExchange::unpack", space, slab.size(),
+                   Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side],
+                                                false, components_});
     }
   }
   space.fence();
@@ -200,8 +208,9 @@ void HaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
 
 template <class ExecSpace>
 void HaloExchange<ExecSpace>::startFaces(const Vector<ExecSpace>& field) {
-  require(field.extent(0) == std::size_t(layout_.size()), "halo exchange: the field has ",
-          field.extent(0), " entries, the ghosted block ", layout_.size());
+  require(field.extent(0) == std::size_t(layout_.size()) * std::size_t(components_),
+          "halo exchange: the field has ", field.extent(0),
+          " entries, the ghosted block ", layout_.size(), " cells of ", components_);
   require(pendingRequests_ < 0,
           "halo exchange: startFaces() twice without finishFaces()");
   if (!hasNeighbours_) {
@@ -219,20 +228,21 @@ void HaloExchange<ExecSpace>::startFaces(const Vector<ExecSpace>& field) {
       if (other < 0) continue;
       const Details::HaloSlab slab(layout_, a, side, true, true);
       Real* data = direct_ ? receive_[a][side].data() : receiveHost_[a][side].data();
-      Details::check(MPI_Irecv(data, int(slab.size()), type, other,
+      Details::check(MPI_Irecv(data, int(slab.size() * components_), type, other,
                                6 + 2 * a + (1 - side), comm_, &requests_[n++]),
                      "MPI_Irecv", rank_);
       forEachIndex("kfvm::HaloExchange::packFace", space, slab.size(),
                    Details::HaloCopy<ExecSpace>{
                        layout_, Details::HaloSlab(layout_, a, side, false, true), field,
-                       send_[a][side], true});
+                       send_[a][side], true, components_});
     }
   space.fence();
   for (int a = 0; a < decomposition_.dimension(); ++a)
     for (int side = 0; side < 2; ++side) {
       const int other = decomposition_.neighbour(rank_, a, side);
       if (other < 0) continue;
-      const Ordinal count = Details::HaloSlab(layout_, a, side, false, true).size();
+      const Ordinal count =
+          Details::HaloSlab(layout_, a, side, false, true).size() * components_;
       if (!direct_)
         Kokkos::deep_copy(
             Kokkos::subview(sendHost_[a][side], std::make_pair(Ordinal(0), count)),
@@ -271,14 +281,14 @@ void HaloExchange<ExecSpace>::finishFaces(const Vector<ExecSpace>& field) {
     for (int side = 0; side < 2; ++side) {
       if (decomposition_.neighbour(rank_, a, side) < 0) continue;
       const Details::HaloSlab slab(layout_, a, side, true, true);
+      const Ordinal count = slab.size() * components_;
       if (!direct_)
         Kokkos::deep_copy(
-            Kokkos::subview(receive_[a][side], std::make_pair(Ordinal(0), slab.size())),
-            Kokkos::subview(receiveHost_[a][side],
-                            std::make_pair(Ordinal(0), slab.size())));
-      forEachIndex(
-          "kfvm::HaloExchange::unpackFace", space, slab.size(),
-          Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side], false});
+            Kokkos::subview(receive_[a][side], std::make_pair(Ordinal(0), count)),
+            Kokkos::subview(receiveHost_[a][side], std::make_pair(Ordinal(0), count)));
+      forEachIndex("kfvm::HaloExchange::unpackFace", space, slab.size(),
+                   Details::HaloCopy<ExecSpace>{layout_, slab, field, receive_[a][side],
+                                                false, components_});
     }
   space.fence();
   seconds_ +=

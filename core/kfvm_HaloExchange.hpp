@@ -57,11 +57,14 @@ template <class ExecSpace>
 class HaloExchange {
  public:
   /// decomposition.numRanks() must be the size of comm; throws kfvm::Error naming both
-  /// otherwise.
+  /// otherwise. components: values per cell, interleaved (entry cell * components + v:
+  /// the block vectors of a coupled system); 1 for a cell field.
   HaloExchange(const Decomposition& decomposition, MPI_Comm comm,
-               GpuAwareMpi mode = GpuAwareMpi::Auto, int ghostLayers = 1);
+               GpuAwareMpi mode = GpuAwareMpi::Auto, int ghostLayers = 1,
+               int components = 1);
 
-  /// field has layout().size() entries; throws kfvm::Error otherwise, or when MPI fails.
+  /// field has layout().size() * components() entries; throws kfvm::Error otherwise, or
+  /// when MPI fails.
   void exchange(const Vector<ExecSpace>& field);
 
   /// Face ghosts only, without edges or corners (all that a 7-point stencil reads), in
@@ -74,6 +77,7 @@ class HaloExchange {
   const GhostedBlock& layout() const { return layout_; }
   const Decomposition& decomposition() const { return decomposition_; }
   int rank() const { return rank_; }
+  int components() const { return components_; }
   MPI_Comm communicator() const { return comm_; }
   /// Wall seconds spent in exchange(), startFaces() and finishFaces() so far (packing,
   /// messages, waiting, unpacking, fenced), and the number of exchanges: what the
@@ -94,6 +98,7 @@ class HaloExchange {
   Decomposition decomposition_;
   MPI_Comm comm_;
   int rank_ = 0;
+  int components_ = 1;
   bool direct_ = true;
   std::size_t faceBytes_ = 0;
   double seconds_ = 0;

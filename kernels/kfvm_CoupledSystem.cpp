@@ -318,6 +318,14 @@ bool CoupledSystem<ExecSpace>::isNonlinear() const {
 }
 
 template <class ExecSpace>
+const BoundaryConditions<ExecSpace>& CoupledSystem<ExecSpace>::boundaryConditions(
+    int variable) const {
+  require(variable >= 0 && variable < numVariables(), "coupled system: variable ",
+          variable, " out of range [0, ", numVariables(), ")");
+  return boundaries_[std::size_t(variable)];
+}
+
+template <class ExecSpace>
 bool CoupledSystem<ExecSpace>::hasTransient(int equation) const {
   require(equation >= 0 && equation < numVariables(), "coupled system: equation ",
           equation, " out of range [0, ", numVariables(), ")");

@@ -99,6 +99,8 @@ class CoupledSystem {
   Ordinal size() const { return mesh_.numCells() * numVariables(); }
   const CrsMatrix<ExecSpace>& matrix() const { return matrix_; }
   bool isNonlinear() const;
+  /// Variable's boundary conditions (throws kfvm::Error for a variable out of range).
+  const BoundaryConditions<ExecSpace>& boundaryConditions(int variable) const;
   /// True when equation has a transient term on some variable (else it is algebraic:
   /// a constraint that holds at every instant, as Cahn-Hilliard's mu equation).
   bool hasTransient(int equation) const;

@@ -61,6 +61,20 @@ StepReport CoupledStepper<ExecSpace>::step(
 }
 
 template <class ExecSpace>
+double CoupledStepper<ExecSpace>::residual() {
+  if (distribution_)
+    return Details::relativeResidual(distribution_->linearOperator(), x_, rhs_, work_);
+  return Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
+}
+
+template <class ExecSpace>
+SolverReport CoupledStepper<ExecSpace>::solveLinear() {
+  if (distribution_) return distribution_->solve(*solver_, rhs_, x_);
+  solver_->setMatrix(system_.matrix(), system_.numVariables());
+  return solver_->solve(rhs_, x_);
+}
+
+template <class ExecSpace>
 void CoupledStepper<ExecSpace>::explicitPart() {
   system_.assemble(Real(0), previous_, previous_, rhs_);
   multiply(system_.matrix(), previous_, work_);
@@ -81,6 +95,10 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
   system_.checkValues();
   system_.pack(fields, x_);
   if (!previousPacked) Blas::copy(x_, previous_);
+  if (distribution_) {  // every ghost from its owner
+    distribution_->exchange(x_);
+    distribution_->exchange(previous_);
+  }
   // Crank-Nicolson as a backward-Euler assembly at dt theta (the equations divided by
   // theta) plus (1 - theta) / theta R(previous) on the transient rows.
   const bool explicitHalf = theta < Real(1);
@@ -99,16 +117,14 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
   for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
     assemble();
     if (sweeping) {
-      const double residual =
-          Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
+      const double residual = this->residual();
       report.sweepResiduals.push_back(residual);
       if (sweep > 1 && residual <= double(tolerance_)) {
         system_.unpack(x_, fields);
         return report;
       }
     }
-    solver_->setMatrix(system_.matrix(), system_.numVariables());
-    const SolverReport linear = solver_->solve(rhs_, x_);
+    const SolverReport linear = solveLinear();
     const int total = report.totalIterations + linear.iterations;
     static_cast<SolverReport&>(report) = linear;
     report.totalIterations = total;
@@ -117,7 +133,7 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
   }
   if (sweeping && report.converged) {
     assemble();
-    const double residual = Details::relativeResidual(system_.matrix(), x_, rhs_, work_);
+    const double residual = this->residual();
     report.sweepResiduals.push_back(residual);
     if (residual > double(tolerance_)) {
       report.converged = false;

@@ -40,6 +40,16 @@ class CoupledStepper {
   /// At most maxSweeps, until ||b - A x|| / ||b|| <= tolerance (defaults 50, 1e-10).
   void setSweeps(int maxSweeps, Real tolerance);
   const CoupledSystem<ExecSpace>& system() const { return system_; }
+  LinearSolver<ExecSpace>& solver() { return *solver_; }
+
+  /// Solves across ranks from now on (as ImplicitStepper::distributeOver): the system is
+  /// on one rank's ghosted mesh, and distribution (which must outlive the stepper;
+  /// nullptr: this process alone) exchanges the block vectors' ghosts, gives the
+  /// distributed operator of the block matrix and runs the linear solves. The fields'
+  /// ghosts hold the owners' values after each step.
+  void distributeOver(SolveDistribution<ExecSpace>* distribution) {
+    distribution_ = distribution;
+  }
 
  private:
   StepReport solve(std::vector<CellField<ExecSpace>>& fields, Real invDt,
@@ -47,6 +57,10 @@ class CoupledStepper {
   /// explicit_ = R(previous_) on the rows of equations with a transient term, 0 on the
   /// others (one steady assembly at previous_).
   void explicitPart();
+  /// ||b - A x|| / ||b|| of the last assembly (over every rank when distributed).
+  double residual();
+  /// The linear solve of the last assembly into x_.
+  SolverReport solveLinear();
 
   CoupledSystem<ExecSpace> system_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
@@ -54,6 +68,7 @@ class CoupledStepper {
   Vector<ExecSpace> explicit_, transientRows_;  // Crank-Nicolson; 1 or 0 per entry
   int maxSweeps_ = 50;
   Real tolerance_ = Real(1e-10);
+  SolveDistribution<ExecSpace>* distribution_ = nullptr;
 };
 
 }  // namespace kfvm

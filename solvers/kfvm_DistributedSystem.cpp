@@ -4,6 +4,8 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 
+#include "detail/kfvm_GhostedBlocks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -24,6 +26,36 @@ CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomp
     vertices[a].assign(all.begin() + first, all.begin() + first + layout.extent[a] + 1);
   }
   return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
+}
+
+std::vector<long long> localGlobalIds(const Decomposition& decomposition,
+                                      const GhostedBlock& layout, int rank) {
+  const auto first = decomposition.block(rank).first;
+  const auto& cells = decomposition.cells();
+  std::vector<long long> ids(std::size_t(layout.size()));
+  for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
+    for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
+      for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i)
+        ids[std::size_t(layout.index(i, j, k))] =
+            (first[0] + i) +
+            (long long)cells[0] * ((first[1] + j) + (long long)cells[1] * (first[2] + k));
+  return ids;
+}
+
+bool isPhysicalPatch(const Decomposition& decomposition, int rank, Patch patch) {
+  const int axis = int(patch) / 2, side = int(patch) % 2;
+  require(axis < decomposition.dimension(), "distributed system: patch '",
+          patchName(patch), "' is not a side of a ", decomposition.dimension(), "D grid");
+  return decomposition.neighbour(rank, axis, side) < 0;
+}
+
+std::function<void(double*, int)> maxOverRanks(MPI_Comm comm, int rank) {
+  return [comm, rank](double* values, int count) {
+    const int status =
+        MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm);
+    require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
+            rank);
+  };
 }
 
 /// The owned rows' values: entry e is entry sources(e) of the local matrix.
@@ -86,11 +118,7 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
 
 template <class ExecSpace>
 bool DistributedSystem<ExecSpace>::isPhysical(Patch patch) const {
-  const int axis = int(patch) / 2, side = int(patch) % 2;
-  require(axis < decomposition_.dimension(), "distributed system: patch '",
-          patchName(patch), "' is not a side of a ", decomposition_.dimension(),
-          "D grid");
-  return decomposition_.neighbour(halo_.rank(), axis, side) < 0;
+  return Details::isPhysicalPatch(decomposition_, halo_.rank(), patch);
 }
 
 template <class ExecSpace>
@@ -171,17 +199,7 @@ const CrsMatrix<ExecSpace>& DistributedSystem<ExecSpace>::ownedRows() {
 
 template <class ExecSpace>
 std::vector<long long> DistributedSystem<ExecSpace>::localGlobalIds() const {
-  const GhostedBlock& layout = halo_.layout();
-  const auto first = decomposition_.block(halo_.rank()).first;
-  const auto& cells = decomposition_.cells();
-  std::vector<long long> ids(std::size_t(layout.size()));
-  for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
-    for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
-      for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i)
-        ids[std::size_t(layout.index(i, j, k))] =
-            (first[0] + i) +
-            (long long)cells[0] * ((first[1] + j) + (long long)cells[1] * (first[2] + k));
-  return ids;
+  return Details::localGlobalIds(decomposition_, halo_.layout(), halo_.rank());
 }
 
 template <class ExecSpace>
@@ -300,14 +318,7 @@ double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
 
 template <class ExecSpace>
 std::function<void(double*, int)> DistributedSystem<ExecSpace>::maxOverRanks() const {
-  const MPI_Comm comm = comm_;
-  const int rank = halo_.rank();
-  return [comm, rank](double* values, int count) {
-    const int status =
-        MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm);
-    require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
-            rank);
-  };
+  return Details::maxOverRanks(comm_, halo_.rank());
 }
 
 template <class ExecSpace>

@@ -2,6 +2,7 @@
 #include <kfvm_DistributedOperator.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
+#include <kfvm_MatrixOperator.hpp>
 
 #include <vector>
 
@@ -9,12 +10,14 @@ namespace kfvm {
 
 namespace Details {
 
+/// owned(e) = 1 for the entries of owned cells, blockSize entries per cell.
 template <class ExecSpace>
 struct OwnedMask {
   GhostedBlock layout;
   Vector<ExecSpace> owned;
-  KOKKOS_FUNCTION void operator()(Ordinal c) const {
-    owned(c) = layout.isOwned(c) ? Real(1) : Real(0);
+  int blockSize = 1;
+  KOKKOS_FUNCTION void operator()(Ordinal e) const {
+    owned(e) = layout.isOwned(e / blockSize) ? Real(1) : Real(0);
   }
 };
 
@@ -36,7 +39,7 @@ struct RowsProduct {
 /// neighbours and those with one.
 template <class ExecSpace>
 void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>& inner,
-                    DeviceView<Ordinal*, ExecSpace>& edge) {
+                    DeviceView<Ordinal*, ExecSpace>& edge, int blockSize) {
   std::vector<Ordinal> innerCells, edgeCells;
   for (int k = 0; k < layout.owned[2]; ++k)
     for (int j = 0; j < layout.owned[1]; ++j)
@@ -47,7 +50,9 @@ void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>&
                                  (j == layout.owned[1] - 1 && layout.upper[1]) ||
                                  (k == 0 && layout.lower[2]) ||
                                  (k == layout.owned[2] - 1 && layout.upper[2]);
-        (nextToGhost ? edgeCells : innerCells).push_back(layout.index(i, j, k));
+        for (int v = 0; v < blockSize; ++v)  // each cell's rows, one per variable
+          (nextToGhost ? edgeCells : innerCells)
+              .push_back(layout.index(i, j, k) * blockSize + v);
       }
   inner = copyToDevice<Ordinal, ExecSpace>(innerCells,
                                            "kfvm::DistributedOperator::innerRows");
@@ -56,13 +61,15 @@ void splitOwnedRows(const GhostedBlock& layout, DeviceView<Ordinal*, ExecSpace>&
 }
 
 template <class ExecSpace>
-VectorSpace<ExecSpace> ghostedSpace(const GhostedBlock& layout, MPI_Comm comm, int rank) {
-  Vector<ExecSpace> owned("kfvm::DistributedOperator::owned", layout.size());
-  forEachIndex("kfvm::DistributedOperator::ownedMask", ExecSpace(), layout.size(),
-               OwnedMask<ExecSpace>{layout, owned});
+VectorSpace<ExecSpace> ghostedSpace(const GhostedBlock& layout, MPI_Comm comm, int rank,
+                                    int blockSize) {
+  const Ordinal size = layout.size() * blockSize;
+  Vector<ExecSpace> owned("kfvm::DistributedOperator::owned", size);
+  forEachIndex("kfvm::DistributedOperator::ownedMask", ExecSpace(), size,
+               OwnedMask<ExecSpace>{layout, owned, blockSize});
   std::vector<Ordinal> ghosts;
-  for (Ordinal cell = 0; cell < layout.size(); ++cell)
-    if (!layout.isOwned(cell)) ghosts.push_back(cell);
+  for (Ordinal entry = 0; entry < size; ++entry)
+    if (!layout.isOwned(entry / blockSize)) ghosts.push_back(entry);
   const auto ghostList =
       copyToDevice<Ordinal, ExecSpace>(ghosts, "kfvm::DistributedOperator::ghosts");
   return VectorSpace<ExecSpace>(
@@ -82,14 +89,15 @@ DistributedOperator<ExecSpace>::DistributedOperator(HaloExchange<ExecSpace>& hal
                                                     const Assembler<ExecSpace>& assembler)
     : halo_(&halo),
       assembler_(&assembler),
-      space_(Details::ghostedSpace<ExecSpace>(halo.layout(), comm, halo.rank())),
+      matrix_(&assembler.matrix()),
+      space_(Details::ghostedSpace<ExecSpace>(halo.layout(), comm, halo.rank(), 1)),
       fullExchange_(assembler.equation().hasHigherOrder()) {
   const GhostedBlock& layout = halo.layout();
-  require(assembler.matrix().numRows() == layout.size(),
+  require(assembler.matrix().numRows() == layout.size() && halo.components() == 1,
           "distributed operator: the assembler's matrix has ",
           assembler.matrix().numRows(), " rows, the ghosted block ", layout.size(),
-          " cells");
-  Details::splitOwnedRows(layout, innerRows_, edgeRows_);
+          " cells of ", halo.components(), " values");
+  Details::splitOwnedRows(layout, innerRows_, edgeRows_, 1);
   // The same split in boxes of local cells for the stencil: the rim peeled axis by
   // axis (one layer on each side facing a rank), the interior what is left.
   std::array<int, 3> lo{0, 0, 0}, hi{layout.owned[0], layout.owned[1], layout.owned[2]};
@@ -114,10 +122,31 @@ DistributedOperator<ExecSpace>::DistributedOperator(HaloExchange<ExecSpace>& hal
 }
 
 template <class ExecSpace>
+DistributedOperator<ExecSpace>::DistributedOperator(HaloExchange<ExecSpace>& halo,
+                                                    MPI_Comm comm,
+                                                    const CrsMatrix<ExecSpace>& matrix,
+                                                    int blockSize)
+    : halo_(&halo),
+      matrix_(&matrix),
+      space_(
+          Details::ghostedSpace<ExecSpace>(halo.layout(), comm, halo.rank(), blockSize)),
+      blockSize_(blockSize) {
+  const GhostedBlock& layout = halo.layout();
+  require(blockSize >= 1 && halo.components() == blockSize &&
+              matrix.numRows() == layout.size() * blockSize,
+          "distributed operator: a matrix of ", matrix.numRows(), " rows in blocks of ",
+          blockSize, " over a ghosted block of ", layout.size(), " cells exchanged in ",
+          halo.components(), " values each");
+  Details::splitOwnedRows(layout, innerRows_, edgeRows_, blockSize);
+}
+
+template <class ExecSpace>
 void DistributedOperator<ExecSpace>::setMatrixFree(bool on) {
   stencil_.reset();
   ++version_;
   if (!on) return;
+  require(assembler_ != nullptr,
+          "distributed operator: a block matrix has no matrix-free product");
   require(!assembler_->equation().hasHigherOrder(),
           "distributed system: the matrix-free product has no fourth-order term; use the "
           "assembled matrix");
@@ -131,13 +160,13 @@ std::string DistributedOperator<ExecSpace>::description() const {
 
 template <class ExecSpace>
 const CrsMatrix<ExecSpace>* DistributedOperator<ExecSpace>::matrix() const {
-  return stencil_ ? nullptr : &assembler_->matrix();
+  return stencil_ ? nullptr : matrix_;
 }
 
 template <class ExecSpace>
 void DistributedOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                                            const Vector<ExecSpace>& y) const {
-  const auto& A = assembler_->matrix();
+  const auto& A = *matrix_;
   const auto rows = [&](const DeviceView<Ordinal*, ExecSpace>& list, const char* label) {
     forEachIndex(label, ExecSpace(), Ordinal(list.extent(0)),
                  Details::RowsProduct<ExecSpace>{list, A.rowOffsets(), A.columns(),
@@ -163,7 +192,11 @@ void DistributedOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
 
 template <class ExecSpace>
 void DistributedOperator<ExecSpace>::diagonal(const Vector<ExecSpace>& d) const {
-  Kokkos::deep_copy(ExecSpace(), d, assembler_->diagonal());
+  if (assembler_) {
+    Kokkos::deep_copy(ExecSpace(), d, assembler_->diagonal());
+  } else {
+    matrixDiagonal(*matrix_, d);
+  }
   space_.zeroGhosts(d);
 }
 

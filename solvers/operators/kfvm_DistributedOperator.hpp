@@ -34,6 +34,11 @@ class DistributedOperator final : public LinearOperator<ExecSpace> {
   /// The assembler (of an equation on the ghosted local mesh) and halo must outlive it.
   DistributedOperator(HaloExchange<ExecSpace>& halo, MPI_Comm comm,
                       const Assembler<ExecSpace>& assembler);
+  /// The owned rows of a block matrix on the ghosted block (a CoupledSystem's: blockSize
+  /// unknowns per cell, interleaved), its halo exchanging blockSize values per cell. The
+  /// matrix and halo must outlive it.
+  DistributedOperator(HaloExchange<ExecSpace>& halo, MPI_Comm comm,
+                      const CrsMatrix<ExecSpace>& matrix, int blockSize);
 
   /// Products by the stencil instead of the matrix; refused with the fourth-order term.
   void setMatrixFree(bool on);
@@ -45,10 +50,13 @@ class DistributedOperator final : public LinearOperator<ExecSpace> {
   void diagonal(const Vector<ExecSpace>& d) const override;
   const CrsMatrix<ExecSpace>* matrix() const override;
   long structureVersion() const override { return version_; }
+  int blockSize() const override { return blockSize_; }
 
  private:
   HaloExchange<ExecSpace>* halo_;
-  const Assembler<ExecSpace>* assembler_;
+  const Assembler<ExecSpace>* assembler_ = nullptr;  // a scalar equation's
+  const CrsMatrix<ExecSpace>* matrix_;
+  int blockSize_ = 1;
   VectorSpace<ExecSpace> space_;
   bool fullExchange_ = false;  // products exchange edges and corners too
   // Owned cells with no ghost neighbour, and those next to a ghost.

@@ -1,0 +1,34 @@
+#ifndef KFVM_DETAIL_GHOSTED_BLOCKS_HPP
+#define KFVM_DETAIL_GHOSTED_BLOCKS_HPP
+
+// What DistributedSystem and DistributedCoupledSystem share about a rank's ghosted block
+// (defined in kfvm_DistributedSystem.cpp).
+
+#include <kfvm_CartesianGrid.hpp>
+#include <kfvm_Decomposition.hpp>
+#include <kfvm_HaloExchange.hpp>
+#include <kfvm_Patch.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace kfvm::Details {
+
+/// The global grid's vertices of the rank's ghosted block.
+CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomposition,
+                          const GhostedBlock& layout, int rank);
+
+/// Global ids (x fastest over the global grid) of every cell of the rank's ghosted block.
+std::vector<long long> localGlobalIds(const Decomposition& decomposition,
+                                      const GhostedBlock& layout, int rank);
+
+/// True when the rank's side `patch` lies on the global grid's boundary; throws
+/// kfvm::Error for a patch beyond the grid's dimension.
+bool isPhysicalPatch(const Decomposition& decomposition, int rank, Patch patch);
+
+/// Maxima over comm's ranks, in place (MPI_Allreduce; rank names this one in errors).
+std::function<void(double* values, int count)> maxOverRanks(MPI_Comm comm, int rank);
+
+}  // namespace kfvm::Details
+
+#endif

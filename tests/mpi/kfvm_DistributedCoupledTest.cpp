@@ -1,0 +1,161 @@
+// Coupled systems across 1, 2 and 4 ranks equal the single-process steps: two species
+// exchanging mass (linear) by backward Euler and Crank-Nicolson, with a Dirichlet side
+// and a per-face diffusion field, and Cahn-Hilliard in (phi, mu) (a polynomial source:
+// Newton sweeps). Every rank also solves the whole problem alone, for reference.
+#include "../kfvm_TestSpace.hpp"
+#include "kfvm_MpiTestHelpers.hpp"
+
+#include <kfvm_DistributedCoupledSystem.hpp>
+#include <kfvm_Error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace kfvm::Test {
+namespace {
+
+using Space = TestExecSpace;
+
+/// Fills a coupled system on mesh; isPhysical says which patches take conditions.
+using Builder =
+    std::function<void(CoupledSystem<Space>&, const std::function<bool(Patch)>&)>;
+
+/// `steps` steps of dt by scheme, of the whole problem on this process and across the
+/// ranks (decomposition of grid), from the same random start: owned and ghost values
+/// agree to the solver tolerance.
+void checkAgainstOneProcess(const CartesianGrid& grid, const Decomposition& decomposition,
+                            const Builder& build, TimeScheme scheme, int steps, Real dt,
+                            bool sweeps) {
+  const bool inDouble = sizeof(Real) == sizeof(double);
+  const Parameters parameters{{"tolerance", inDouble ? "1e-13" : "1e-5"},
+                              {"max_iterations", "5000"},
+                              {"restart", "60"},
+                              {"preconditioner", "ilu0"}};
+  const Real sweepTolerance(inDouble ? 1e-11 : 1e-5);
+  std::mt19937 random(2026);
+  std::uniform_real_distribution<double> noise(-0.5, 0.5);
+  std::vector<std::vector<double>> initial(2, std::vector<double>(grid.numCells()));
+  for (auto& variable : initial)
+    for (auto& value : variable) value = noise(random);
+
+  Mesh<Space> mesh(grid);
+  CoupledSystem<Space> whole(mesh, 2);
+  build(whole, [](Patch) { return true; });
+  CoupledStepper<Space> alone(whole, makeLinearSolver<Space>("gmres", parameters));
+  if (sweeps) alone.setSweeps(30, sweepTolerance);
+  std::vector<CellField<Space>> expected{CellField<Space>(mesh, "a"),
+                                         CellField<Space>(mesh, "b")};
+  for (int v = 0; v < 2; ++v) expected[v].fromHost(initial[v]);
+  for (int step = 0; step < steps; ++step)
+    ASSERT_TRUE(alone.step(expected, dt, scheme).converged) << "one process, " << step;
+
+  DistributedCoupledSystem<Space> system(grid, decomposition, MPI_COMM_WORLD, 2);
+  const auto& local = system.localMesh();
+  CoupledSystem<Space> part(local, 2);
+  build(part, [&](Patch p) { return system.isPhysical(p); });
+  system.setSystem(part, makeLinearSolver<Space>("gmres", parameters));
+  if (sweeps) system.setSweeps(30, sweepTolerance);
+  const auto ids = system.localGlobalIds();
+  std::vector<CellField<Space>> fields{CellField<Space>(local, "a"),
+                                       CellField<Space>(local, "b")};
+  for (int v = 0; v < 2; ++v) {
+    std::vector<double> values(ids.size());
+    for (std::size_t c = 0; c < ids.size(); ++c)
+      values[c] = system.layout().isOwned(Ordinal(c))
+                      ? initial[std::size_t(v)][std::size_t(ids[c])]
+                      : 1e3;  // ghosts are the owners' business
+    fields[v].fromHost(values);
+  }
+  for (int step = 0; step < steps; ++step) {
+    const auto report = system.step(fields, dt, scheme);
+    ASSERT_TRUE(report.converged) << "step " << step << ": " << report.reason;
+  }
+  for (int v = 0; v < 2; ++v) {
+    const auto want =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), expected[v].values());
+    const auto got =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields[v].values());
+    double worst = 0, scale = 0;
+    for (std::size_t c = 0; c < ids.size(); ++c) {
+      const double w = double(want(std::size_t(ids[c])));
+      worst = std::max(worst, std::abs(double(got(c)) - w));
+      scale = std::max(scale, std::abs(w));
+    }
+    EXPECT_LT(worst, (inDouble ? 1e-9 : 1e-3) * scale)
+        << "variable " << v << ", rank " << worldRank();
+  }
+}
+
+// du/dt = div(D grad u) - k (u - v), dv/dt = div(D grad v) + k (u - v), D a per-face
+// field for u, u = 1 on the physical left side, zero flux elsewhere.
+void twoSpecies(CoupledSystem<Space>& system,
+                const std::function<bool(Patch)>& physical) {
+  const Mesh<Space>& mesh = system.mesh();
+  FaceField<Space> D(mesh, "D");
+  setFromFaceCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) {
+        return Real(1) + Real(0.5) * x * y + Real(0.1) * z;
+      });
+  const Real k = 5;
+  system.transient(0, 0).transient(1, 1).diffusion(0, 0, D).diffusion(1, 1, 0.7);
+  system.implicitSource(0, 0, -k).implicitSource(0, 1, k);
+  system.implicitSource(1, 1, -k).implicitSource(1, 0, k);
+  if (physical(Patch::Left))
+    system.boundary(0, Patch::Left, BoundaryCondition::dirichlet(1.0));
+}
+
+TEST(DistributedCoupled, TwoSpeciesStepsEqualTheOneProcessSteps) {
+  const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
+  for (const auto scheme : {TimeScheme::BackwardEuler, TimeScheme::CrankNicolson}) {
+    SCOPED_TRACE(scheme == TimeScheme::CrankNicolson ? "Crank-Nicolson"
+                                                     : "backward Euler");
+    checkAgainstOneProcess(grid, Decomposition::balanced(3, {12, 10, 8}, worldSize()),
+                           twoSpecies, scheme, 3, 0.01, false);
+    checkAgainstOneProcess(
+        grid,
+        Decomposition::withProcessGrid(3, {12, 10, 8}, worldSize(), {1, 1, worldSize()}),
+        twoSpecies, scheme, 3, 0.01, false);
+  }
+}
+
+// Cahn-Hilliard, zero flux: dphi/dt = div(grad mu), 0 = div(grad phi) + mu + phi - phi^3.
+void cahnHilliard(CoupledSystem<Space>& system, const std::function<bool(Patch)>&) {
+  system.transient(0, 0)
+      .diffusion(0, 1, 1.0)
+      .diffusion(1, 0, 1.0)
+      .implicitSource(1, 1, 1.0)
+      .source(1, 0, Polynomial{0, 1, 0, -1});
+}
+
+TEST(DistributedCoupled, CahnHilliardStepsWithSweepsEqualTheOneProcessSteps) {
+  const auto grid = CartesianGrid::uniform2D(20, 16, 10, 8);
+  checkAgainstOneProcess(grid, Decomposition::balanced(2, {20, 16, 1}, worldSize()),
+                         cahnHilliard, TimeScheme::BackwardEuler, 3, 0.1, true);
+}
+
+TEST(DistributedCoupled, ConditionsOnInnerSidesAndMismatchedSystemsAreErrors) {
+  const auto grid = CartesianGrid::uniform2D(12, 10, 1.2, 1.0);
+  const auto decomposition =
+      Decomposition::withProcessGrid(2, {12, 10, 1}, worldSize(), {worldSize(), 1, 1});
+  DistributedCoupledSystem<Space> system(grid, decomposition, MPI_COMM_WORLD, 2);
+  expectRefused([&] { system.stepper(); }, {"setSystem() first"});
+  CoupledSystem<Space> three(system.localMesh(), 3);
+  three.transient(0, 0).transient(1, 1).transient(2, 2);
+  expectRefused([&] { system.setSystem(three, makeLinearSolver<Space>("gmres", {})); },
+                {"3 variables", "exchanges 2"});
+  if (worldSize() > 1) {
+    CoupledSystem<Space> inner(system.localMesh(), 2);
+    inner.transient(0, 0).transient(1, 1);
+    const Patch patch = worldRank() == 0 ? Patch::Right : Patch::Left;
+    inner.boundary(1, patch, BoundaryCondition::dirichlet(0));
+    expectRefused([&] { system.setSystem(inner, makeLinearSolver<Space>("gmres", {})); },
+                  {"faces another rank", "variable 1"});
+  }
+}
+
+}  // namespace
+}  // namespace kfvm::Test

@@ -92,8 +92,9 @@ template <class ExecSpace>
 struct VolumeIntegral {
   Vector<ExecSpace> values;
   DeviceView<const Real*, ExecSpace> volumes;
+  Vector<ExecSpace> weights;  // empty: every cell counts once
   KOKKOS_INLINE_FUNCTION void operator()(Ordinal c, Real& sum) const {
-    sum += values(c) * volumes(c);
+    sum += values(c) * volumes(c) * (weights.extent(0) ? weights(c) : Real(1));
   }
 };
 
@@ -125,13 +126,18 @@ void setFromFaceCentres(FaceField<ExecSpace>& field, const Mesh<ExecSpace>& mesh
                           mesh.faceCentres(), f);
 }
 
-/// Integral of a cell field over the mesh: sum of value times cell volume.
+/// Integral of a cell field over the mesh: sum of value times cell volume; with weights
+/// (one per cell: a distributed run's 1 on owned cells, 0 on ghosts), of value times
+/// volume times weight.
 template <class ExecSpace>
-Real integrate(const CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh) {
+Real integrate(const CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh,
+               const Vector<ExecSpace>& weights = {}) {
   field.requireOn(mesh, "integrated");
+  require(weights.extent(0) == 0 || weights.extent(0) == std::size_t(mesh.numCells()),
+          "integrate: ", weights.extent(0), " weights for ", mesh.numCells(), " cells");
   return sumOverIndex(
       "kfvm::integrate", mesh.space(), mesh.numCells(),
-      Details::VolumeIntegral<ExecSpace>{field.values(), mesh.cellVolumes()});
+      Details::VolumeIntegral<ExecSpace>{field.values(), mesh.cellVolumes(), weights});
 }
 
 }  // namespace kfvm

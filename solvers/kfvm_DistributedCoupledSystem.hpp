@@ -31,6 +31,7 @@ class DistributedCoupledSystem final : private SolveDistribution<ExecSpace> {
 
   const Mesh<ExecSpace>& localMesh() const { return mesh_; }
   const GhostedBlock& layout() const { return halo_.layout(); }
+  const HaloExchange<ExecSpace>& halo() const { return halo_; }
   /// True when the local mesh's patch lies on the global grid's boundary.
   bool isPhysical(Patch patch) const;
   /// Global ids (x fastest over the global grid) of every cell of localMesh().

@@ -580,6 +580,18 @@ Deck readDeck(const std::string& path,
     TableReader reader(deck.path, *check, "check");
     readCheck(reader, deck);
   }
+  if (const auto* parallel = top.subtable("parallel")) {  // the ranks of an MPI run
+    TableReader reader(deck.path, *parallel, "parallel");
+    deck.ranksAt = reader.at("ranks");
+    const auto ranks =
+        reader.numbers("ranks", std::size_t(deck.dimension), 1, 1048576, true);
+    for (std::size_t a = 0; a < ranks.size(); ++a) {
+      if (ranks[a] != std::floor(ranks[a]))
+        reader.error(reader.find("ranks"), "ranks", "ranks per axis are whole numbers");
+      deck.ranks[a] = int(ranks[a]);
+    }
+    reader.finish();
+  }
   top.finish();
   return deck;
 }

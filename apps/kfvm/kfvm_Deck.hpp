@@ -151,6 +151,10 @@ struct Deck {
   bool vtk = true, csv = true, png = false;
   // [[output.probe]]: points whose cell values go to probes.csv every step
   std::vector<std::array<double, 3>> probes;
+  // [parallel] ranks = [px, py, pz]: the process grid of an MPI run (0: chosen by
+  // kfvm::Decomposition::balanced)
+  std::array<int, 3> ranks{0, 0, 0};
+  DeckKey ranksAt;
   // [check]
   bool hasCheck = false;
   int checkVariable = 0;

@@ -217,7 +217,7 @@ std::vector<double> initialValues(const InitialCondition& ic, int dimension,
 
 void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
                    const std::vector<std::array<double, 3>>& centres,
-                   Equation<DeckSpace>& equation) {
+                   Equation<DeckSpace>& equation, const PhysicalSides& physical) {
   (void)centres;
   auto field = [&](const DeckCoefficient& c, const char* name) {
     return fieldOf(deck, c, mesh, name);
@@ -270,6 +270,7 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
     equation.higherOrderDiffusion(Real(deck.mobility), Real(deck.kappa),
                                   polynomialOf(deck.potential));
   for (const auto& spec : deck.boundaries) {
+    if (physical && !physical(spec.patch)) continue;  // faces another rank
     if (spec.onPotential)
       equation.higherOrderBoundary(spec.patch, conditionOf(spec));
     else
@@ -280,7 +281,8 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
 static_assert(deckMaxVariables == maxCoupledVariables,
               "a coupled deck takes as many variables as a CoupledSystem");
 
-void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system) {
+void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system,
+                        const PhysicalSides& physical) {
   const Mesh<DeckSpace>& mesh = system.mesh();
   const auto cells = [&](const DeckCoefficient& c, const char* name) {
     return fieldOf(deck, c, mesh, name);
@@ -312,7 +314,8 @@ void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system) {
       system.source(e, Real(spec.source.value));
   }
   for (const auto& boundary : deck.boundaries)
-    system.boundary(boundary.variable, boundary.patch, conditionOf(boundary));
+    if (!physical || physical(boundary.patch))
+      system.boundary(boundary.variable, boundary.patch, conditionOf(boundary));
 }
 
 /// Bytes the run will hold on the device, from what kfvm allocates per cell: the mesh

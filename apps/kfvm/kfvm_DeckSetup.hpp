@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,15 +35,21 @@ std::string validateDeck(const Deck& deck);
 std::vector<double> initialValues(const InitialCondition& condition, int dimension,
                                   const std::vector<std::array<double, 3>>& centres);
 
+/// Which sides of the mesh take the deck's boundary conditions: every side on one
+/// process; a rank's physical sides only (not those facing another rank) when the mesh
+/// is its part of a distributed one. Empty: every side.
+using PhysicalSides = std::function<bool(Patch)>;
+
 /// The [equation] terms and [[boundary]] conditions; expression coefficients become
 /// per-cell fields.
 void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
                    const std::vector<std::array<double, 3>>& centres,
-                   Equation<DeckSpace>& equation);
+                   Equation<DeckSpace>& equation, const PhysicalSides& physical = {});
 
 /// The [[equation]] terms of a coupled deck and the [[boundary]] conditions of its
 /// variables.
-void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system);
+void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system,
+                        const PhysicalSides& physical = {});
 
 /// Bytes the run will hold on the device (see the definition for what is counted).
 std::size_t estimateBytes(const Deck& deck);

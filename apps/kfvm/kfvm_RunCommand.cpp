@@ -10,6 +10,12 @@
 #include "kfvm_ProblemCommands.hpp"
 #include "kfvm_RunOutput.hpp"
 
+#ifdef KFVM_DECKS_WITH_MPI
+#include "kfvm_DistributedRun.hpp"
+
+#include <mpi.h>
+#endif
+
 #include <kfvm_AdaptiveStepper.hpp>
 
 #include <cmath>
@@ -45,44 +51,6 @@ void requireFinite(const Deck& deck, const std::vector<CellField<Space>>& fields
     fail(deck.path, ": ", deck.variables[v].name, " is ", bad.value, " ", when,
          " at cell ", bad.cell, " (x = ", p[0], ", y = ", p[1], ", z = ", p[2], ")");
   }
-}
-
-/// The [check] of the checked variable: largest difference from the exact expression,
-/// and the integral's drift per unit volume. NaN anywhere fails the check.
-int checkResult(const Deck& deck, const CellField<Space>& field,
-                const std::vector<std::array<double, 3>>& centres, double time,
-                double integral0, double integral) {
-  if (!deck.hasCheck) return 0;
-  const std::string& name = deck.variables[std::size_t(deck.checkVariable)].name;
-  bool ok = true;
-  if (!deck.exact.empty()) {
-    const Expression exact(deck.exact);
-    const auto values =
-        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.values());
-    double worst = 0;
-    for (std::size_t c = 0; c < centres.size() && !std::isnan(worst); ++c) {
-      const auto& p = centres[c];
-      const double difference =
-          std::abs(double(values(c)) - exact(p[0], p[1], p[2], time));
-      if (!(difference <= worst)) worst = difference;  // NaN sticks
-    }
-    const bool met = worst <= deck.checkTolerance;
-    std::printf("check             max |%s - exact| = %.3e, tolerance %.3e: %s\n",
-                name.c_str(), worst, deck.checkTolerance, met ? "ok" : "FAILED");
-    ok = ok && met;
-  }
-  if (deck.integralDrift >= 0) {
-    double volume = 1;
-    for (int a = 0; a < deck.dimension; ++a) volume *= deck.length[a];
-    const double drift = std::abs(integral - integral0) / volume;
-    const bool met = drift <= deck.integralDrift;
-    std::printf(
-        "check             integral of %s drifts %.3e per unit volume, tolerance %.3e: "
-        "%s\n",
-        name.c_str(), drift, deck.integralDrift, met ? "ok" : "FAILED");
-    ok = ok && met;
-  }
-  return ok ? exitOk : exitCheckFailed;
 }
 
 /// The checkpoint after `step` at `time`, with the next step's dt and the adaptive
@@ -176,6 +144,9 @@ int stepFailed(const Deck& deck, const std::vector<CellField<Space>>& fields,
 }  // namespace
 
 int runDeck(const Deck& deck, const RunOptions& options) {
+#ifdef KFVM_DECKS_WITH_MPI
+  if (mpiWorldSize() > 1) return runDeckAcrossRanks(deck, options);
+#endif
   const std::string directory = options.output.empty() ? deck.directory : options.output;
   log::setLevel(options.quiet     ? log::Level::Quiet
                 : options.verbose ? log::Level::Verbose
@@ -334,6 +305,16 @@ std::string schemeText(const Deck& deck) {
 
 int checkDeck(const Deck& deck) {
   const std::string memory = validateDeck(deck);
+  bool printing = true;
+#ifdef KFVM_DECKS_WITH_MPI
+  if (mpiWorldSize() > 1) {  // every rank checks; rank 0 prints
+    checkAcrossRanks(deck);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    printing = rank == 0;
+  }
+#endif
+  if (!printing) return exitOk;
   std::printf("%s: ok\n  mesh %dD, %lld cells; variables %s%s; %s; solver %s; %s\n",
               deck.path.c_str(), deck.dimension, deck.numCells(), deck.runName().c_str(),
               deck.isCoupled() ? " (coupled)" : "",

@@ -1,6 +1,7 @@
 #include "kfvm_RunOutput.hpp"
 
 #include "kfvm_CommandContext.hpp"
+#include "kfvm_Expression.hpp"
 
 #include <kfvm_KokkosCompat.hpp>
 
@@ -9,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -49,6 +51,53 @@ NonFinite firstNonFinite(const CellField<DeckSpace>& phi) {
   return result;
 }
 
+int checkResult(const Deck& deck, const CellField<DeckSpace>& field,
+                const std::vector<std::array<double, 3>>& centres, double time,
+                double integral0, double integral, const RunRanks* ranks) {
+  if (!deck.hasCheck) return exitOk;
+  const bool printing = ranks == nullptr || ranks->rank == 0;
+  const std::string& name = deck.variables[std::size_t(deck.checkVariable)].name;
+  bool ok = true;
+  if (!deck.exact.empty()) {
+    const Expression exact(deck.exact);
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.values());
+    Kokkos::View<Real*, Kokkos::HostSpace> owned;
+    if (ranks)
+      owned = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ranks->owned);
+    double worst = 0;
+    for (std::size_t c = 0; c < centres.size() && !std::isnan(worst); ++c) {
+      if (ranks && owned(c) == 0) continue;  // a ghost: its owner counts it
+      const auto& p = centres[c];
+      const double difference =
+          std::abs(double(values(c)) - exact(p[0], p[1], p[2], time));
+      if (!(difference <= worst)) worst = difference;  // NaN sticks
+    }
+    if (ranks) {  // NaN does not survive a maximum: inf stands for it
+      if (std::isnan(worst)) worst = INFINITY;
+      ranks->reduce(&worst, 1, true);
+    }
+    const bool met = worst <= deck.checkTolerance;
+    if (printing)
+      std::printf("check             max |%s - exact| = %.3e, tolerance %.3e: %s\n",
+                  name.c_str(), worst, deck.checkTolerance, met ? "ok" : "FAILED");
+    ok = ok && met;
+  }
+  if (deck.integralDrift >= 0) {
+    double volume = 1;
+    for (int a = 0; a < deck.dimension; ++a) volume *= deck.length[a];
+    const double drift = std::abs(integral - integral0) / volume;
+    const bool met = drift <= deck.integralDrift;
+    if (printing)
+      std::printf(
+          "check             integral of %s drifts %.3e per unit volume, tolerance %.3e: "
+          "%s\n",
+          name.c_str(), drift, deck.integralDrift, met ? "ok" : "FAILED");
+    ok = ok && met;
+  }
+  return ok ? exitOk : exitCheckFailed;
+}
+
 namespace {
 
 /// name_000042.ext: files named by step (six digits at least).
@@ -81,8 +130,10 @@ void openCsv(AppendFile& file, const std::string& path, long long keepBytes, boo
 RunOutput::RunOutput(const Deck& deck, const std::string& directory,
                      const Mesh<DeckSpace>& mesh,
                      const std::vector<CellField<DeckSpace>>& fields,
-                     const OutputResume& resume)
+                     const OutputResume& resume, const RunRanks* ranks)
     : deck_(deck),
+      ranks_(ranks),
+      writes_(ranks == nullptr || ranks->rank == 0),
       directory_(directory),
       mesh_(mesh),
       fields_(fields),
@@ -90,8 +141,12 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
       series_(directory + "/" + deck.runName() + ".pvd"),
       start_(std::chrono::steady_clock::now()) {
   std::error_code error;
-  std::filesystem::create_directories(directory, error);
+  std::filesystem::create_directories(directory, error);  // every rank: its VTK piece
   require(!error, "cannot create the output folder '", directory, "': ", error.message());
+  if (ranks) {
+    probeCells_ = ranks->probeCells;
+    if (!writes_) return;  // rank 0 writes the CSV files and the collection
+  }
   const bool resumed = resume.time >= 0;
   if (resumed) series_.resumeUpTo(resume.time);
   row_.precision(12);
@@ -106,7 +161,8 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
     openCsv(csv_, directory + "/series.csv", resume.seriesBytes, resumed, header + "\n");
   }
   const auto& grid = mesh.grid();
-  for (const auto& point : deck.probes) {
+  for (std::size_t p = 0; !ranks && p < deck.probes.size(); ++p) {
+    const auto& point = deck.probes[p];
     int index[3] = {0, 0, 0};
     for (int a = 0; a < grid.dimension(); ++a) {
       const auto& v = grid.vertices(a);
@@ -116,7 +172,7 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
     probeCells_.push_back(index[0] +
                           grid.cells(0) * (index[1] + grid.cells(1) * index[2]));
   }
-  if (!probeCells_.empty()) {
+  if (!deck.probes.empty()) {
     std::ostringstream header;
     header.precision(12);
     header << "step,time";
@@ -134,6 +190,13 @@ void RunOutput::writeVtk(int step, double time) {
   if (!deck_.vtk) return;
   const std::string name = stepFile(deck_.runName(), step, ".vtr");
   ++written_;
+  if (ranks_) {  // name.pvtr and its pieces, by every rank
+    const std::string stem = stepFile(deck_.runName(), step, "");
+    ranks_->writeVtk(directory_ + "/" + stem, time);
+    if (writes_) series_.add(time, stem + ".pvtr");
+    log::debug("wrote %s/%s.pvtr (t = %.10g)", directory_.c_str(), stem.c_str(), time);
+    return;
+  }
   std::vector<const CellField<DeckSpace>*> fields;
   for (const auto& field : fields_) fields.push_back(&field);
   writeVtkRectilinear<DeckSpace>(directory_ + "/" + name, mesh_, fields, time);
@@ -171,10 +234,38 @@ OutputSizes RunOutput::sync() {
   return sizes;
 }
 
+std::vector<Statistics> RunOutput::statistics() const {
+  std::vector<Statistics> all;
+  for (const auto& field : fields_) all.push_back(statisticsOf(field, mesh_));
+  if (!ranks_) return all;
+  // Ghosts hold owners' values: the local extrema are the owned ones; the integral
+  // counts owned cells only. Then over the ranks: -min and max by maxima, sums.
+  std::vector<double> extrema, sums;
+  for (std::size_t v = 0; v < fields_.size(); ++v) {
+    extrema.push_back(-all[v].minimum);
+    extrema.push_back(all[v].maximum);
+    sums.push_back(double(integrate(fields_[v], mesh_, ranks_->owned)));
+  }
+  ranks_->reduce(extrema.data(), int(extrema.size()), true);
+  ranks_->reduce(sums.data(), int(sums.size()), false);
+  for (std::size_t v = 0; v < fields_.size(); ++v)
+    all[v] = {-extrema[2 * v], extrema[2 * v + 1], sums[v]};
+  return all;
+}
+
 std::vector<Statistics> RunOutput::record(int step, double time, double dt,
                                           const StepReport& report, int total) {
-  std::vector<Statistics> statistics;
-  for (const auto& field : fields_) statistics.push_back(statisticsOf(field, mesh_));
+  const std::vector<Statistics> statistics = this->statistics();
+  std::vector<double> probeValues;  // per probe and variable
+  for (Ordinal cell : probeCells_)
+    for (const auto& field : fields_) {
+      Real value = 0;
+      if (cell >= 0) Kokkos::deep_copy(value, Kokkos::subview(field.values(), cell));
+      probeValues.push_back(double(value));
+    }
+  if (ranks_ && !probeValues.empty())  // the owner's value; 0 from every other rank
+    ranks_->reduce(probeValues.data(), int(probeValues.size()), false);
+  if (!writes_) return statistics;
   const bool kill = ++records_ == killAtRecord_;  // KFVM_KILL_DURING_CSV
   if (csv_.isOpen()) {
     row_.str("");
@@ -189,12 +280,7 @@ std::vector<Statistics> RunOutput::record(int step, double time, double dt,
   if (probes_.isOpen()) {
     row_.str("");
     row_ << step << ',' << time;
-    for (Ordinal cell : probeCells_)
-      for (const auto& field : fields_) {
-        Real value = 0;
-        Kokkos::deep_copy(value, Kokkos::subview(field.values(), cell));
-        row_ << ',' << double(value);
-      }
+    for (double value : probeValues) row_ << ',' << value;
     row_ << '\n';
     if (kill) probes_.writeHalfAndDie(row_.str());
     probes_.write(row_.str());
@@ -247,6 +333,7 @@ std::vector<Statistics> RunOutput::record(int step, double time, double dt,
 void RunOutput::finish() {
   csv_.close();
   probes_.close();
+  if (!writes_) return;
   if (terminal_) std::printf("\n");
   std::printf("output            %s (%d VTK files, %d PNG%s%s), %.3f s\n",
               directory_.c_str(), written_, pngs_, deck_.csv ? ", series.csv" : "",

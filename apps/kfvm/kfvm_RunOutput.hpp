@@ -10,7 +10,9 @@
 #include <kfvm_Mesh.hpp>
 #include <kfvm_VtkWriter.hpp>
 
+#include <array>
 #include <chrono>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,6 +49,29 @@ struct OutputSizes {
   long long seriesBytes = -1, probesBytes = -1;
 };
 
+/// What RunOutput needs of a run across MPI ranks (kfvm_DistributedRun.cpp): the fields
+/// are one rank's cells with their ghosts; rank 0 writes the CSV files and prints.
+struct RunRanks {
+  int rank = 0;
+  /// Combines values over the ranks in place: sums, or maxima (max = true).
+  std::function<void(double* values, int count, bool max)> reduce;
+  /// 1 on this rank's owned cells, 0 on ghosts.
+  Vector<DeckSpace> owned;
+  /// Per deck probe: the local cell holding it when this rank owns it, else -1.
+  std::vector<Ordinal> probeCells;
+  /// Writes the step's fields as a parallel VTK piece set named stem (collective).
+  std::function<void(const std::string& stem, double time)> writeVtk;
+};
+
+/// The deck's [check] of field (the checked variable) at time: the largest difference
+/// from the exact expression at the cell centres, and the drift of the integral per
+/// unit volume; prints a line for each and returns exitOk or exitCheckFailed. NaN
+/// anywhere fails it. Across ranks (ranks given): over every rank's owned cells, printed
+/// by rank 0, the same result on every rank.
+int checkResult(const Deck& deck, const CellField<DeckSpace>& field,
+                const std::vector<std::array<double, 3>>& centres, double time,
+                double integral0, double integral, const RunRanks* ranks = nullptr);
+
 /// Everything a run writes: VTK files and their .pvd, series.csv, probes.csv, PNG
 /// snapshots, and the progress lines (kfvm_Log.hpp's levels: none when quiet; every
 /// progress_every steps, rewritten in place on a terminal; every step when verbose).
@@ -59,7 +84,8 @@ class RunOutput {
   /// appends to them, and keeps the collection's entries up to that time.
   /// fields: one per variable of the deck, in its order.
   RunOutput(const Deck& deck, const std::string& directory, const Mesh<DeckSpace>& mesh,
-            const std::vector<CellField<DeckSpace>>& fields, const OutputResume& resume);
+            const std::vector<CellField<DeckSpace>>& fields, const OutputResume& resume,
+            const RunRanks* ranks = nullptr);
 
   void writeVtk(int step, double time);
   /// A PNG snapshot per variable (2D field, or the middle z slice of a 3D one) when the
@@ -79,7 +105,12 @@ class RunOutput {
   bool rewritesInPlace() const { return terminal_; }
 
  private:
+  /// Statistics of every field: over the owned cells of every rank when distributed.
+  std::vector<Statistics> statistics() const;
+
   const Deck& deck_;
+  const RunRanks* ranks_;  // nullptr: one process
+  bool writes_ = true;     // this process writes the files (rank 0)
   std::string directory_;
   const Mesh<DeckSpace>& mesh_;
   const std::vector<CellField<DeckSpace>>& fields_;

@@ -13,11 +13,38 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <vector>
 
+#ifdef KFVM_COMMAND_WITH_MPI
+#include <mpi.h>
+
+namespace {
+
+/// MPI for the lifetime of main when mpirun (Open MPI, or a PMI launcher) started this
+/// process; a plain `kfvm` does not start MPI.
+struct MpiSession {
+  bool started = false;
+  MpiSession(int& argc, char**& argv) {
+    if (!std::getenv("OMPI_COMM_WORLD_SIZE") && !std::getenv("PMI_SIZE") &&
+        !std::getenv("PMIX_RANK"))
+      return;
+    started = MPI_Init(&argc, &argv) == MPI_SUCCESS;
+  }
+  ~MpiSession() {
+    if (started) MPI_Finalize();
+  }
+};
+
+}  // namespace
+#endif
+
 int main(int argc, char* argv[]) {
+#ifdef KFVM_COMMAND_WITH_MPI
+  const MpiSession mpi(argc, argv);
+#endif
   std::vector<char*> ownArguments;
   for (int i = 0; i < argc; ++i)
     if (i == 0 || std::strncmp(argv[i], "--kokkos-", 9) != 0)

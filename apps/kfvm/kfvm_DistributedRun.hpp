@@ -1,0 +1,28 @@
+#ifndef KFVM_APPS_DISTRIBUTED_RUN_HPP
+#define KFVM_APPS_DISTRIBUTED_RUN_HPP
+
+// A deck's run across MPI ranks (kfvm_DistributedRun.cpp; built with MPI only).
+
+#include "kfvm_Deck.hpp"
+#include "kfvm_DeckRun.hpp"
+
+namespace kfvm::app {
+
+/// The number of MPI ranks of this run: 1 when MPI is not initialized (one process,
+/// the Python module), else the size of MPI_COMM_WORLD.
+int mpiWorldSize();
+
+/// runDeck across the ranks of MPI_COMM_WORLD: every rank steps its block
+/// ([parallel] ranks = [px, py, pz], or a balanced split), rank 0 prints and writes the
+/// CSV files, every rank its VTK piece. Refuses, before the run and on every rank,
+/// what is not available across ranks yet (adaptive steps, explicit schemes, PNG
+/// snapshots, checkpoints and restarts, initial values from files).
+int runDeckAcrossRanks(const Deck& deck, const RunOptions& options);
+
+/// `kfvm check` across ranks: the same checks as on one process, plus the process grid
+/// against the number of ranks and what a run across ranks refuses.
+void checkAcrossRanks(const Deck& deck);
+
+}  // namespace kfvm::app
+
+#endif

@@ -8,6 +8,7 @@
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
 #include "kfvm_DeckSetup.hpp"
+#include "kfvm_InitialFile.hpp"
 #include "kfvm_Log.hpp"
 #include "kfvm_RunOutput.hpp"
 
@@ -100,8 +101,6 @@ void refuseUnsupported(const Deck& deck, const RunOptions& options) {
   if (deck.png) what = "[output] png";
   if (deck.checkpointEvery > 0) what = "[output] checkpoint_every";
   if (!options.restart.empty()) what = "--restart";
-  for (const auto& v : deck.variables)
-    if (v.initial.type == "file") what = "initial values from a file";
   if (what)
     fail(deck.path, ": ", what,
          " is not available in a run across MPI ranks yet; run it on one process");
@@ -212,9 +211,24 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
   const auto centres = cellCentres(mesh.grid());
   const GhostedBlock& layout = problem.halo().layout();
   auto& fields = problem.fields();
+  const std::vector<long long> globalIds = problem.globalIds();
   for (const auto& variable : deck.variables) {
     fields.emplace_back(mesh, variable.name);
-    fields.back().fromHost(initialValues(variable.initial, deck.dimension, centres));
+    const std::string& type = variable.initial.type;
+    if (type != "random" && type != "file") {  // a function of position: local cells
+      fields.back().fromHost(initialValues(variable.initial, deck.dimension, centres));
+      continue;
+    }
+    // Random values are drawn in the global cell order and files hold the whole grid:
+    // the same values as one process, whatever the split.
+    const std::vector<double> whole =
+        type == "file"
+            ? readInitialFile(deck, variable)
+            : initialValues(variable.initial, deck.dimension, cellCentres(grid));
+    std::vector<double> local(globalIds.size());
+    for (std::size_t c = 0; c < local.size(); ++c)
+      local[c] = whole[std::size_t(globalIds[c])];
+    fields.back().fromHost(local);
   }
   RunRanks ranks;
   ranks.rank = rank;
@@ -223,7 +237,7 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
   for (std::size_t c = 0; c < owned.size(); ++c)
     owned[c] = layout.isOwned(Ordinal(c)) ? Real(1) : Real(0);
   ranks.owned = copyToDevice<Real, Space>(owned, "kfvm::deck::owned");
-  ranks.probeCells = probeCellsOf(deck, grid, problem.globalIds(), layout);
+  ranks.probeCells = probeCellsOf(deck, grid, globalIds, layout);
   const auto& halo = problem.halo();
   ranks.writeVtk = [&](const std::string& stem, double time) {
     std::vector<const CellField<Space>*> pointers;

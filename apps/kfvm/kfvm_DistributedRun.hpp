@@ -16,7 +16,8 @@ int mpiWorldSize();
 /// ([parallel] ranks = [px, py, pz], or a balanced split), rank 0 prints and writes the
 /// CSV files, every rank its VTK piece. Refuses, before the run and on every rank,
 /// what is not available across ranks yet (adaptive steps, explicit schemes, PNG
-/// snapshots, checkpoints and restarts, initial values from files).
+/// snapshots, checkpoints and restarts). Random and file initial values are the whole
+/// grid's, taken at each rank's cells: the same start as one process.
 int runDeckAcrossRanks(const Deck& deck, const RunOptions& options);
 
 /// `kfvm check` across ranks: the same checks as on one process, plus the process grid

@@ -103,13 +103,24 @@ StepReport ImplicitStepper<ExecSpace>::sweep(CellField<ExecSpace>& phi,
   return report;
 }
 
+namespace {
+
+/// Throws kfvm::Error naming solver and preconditioner when the solve needs a matrix
+/// (the names are read only then: a message's arguments are evaluated before the check).
+template <class ExecSpace>
+void requireMatrixFreeSolver(const LinearSolver<ExecSpace>& solver) {
+  if (!solver.needsMatrix()) return;
+  fail("matrix-free solves: solver '", solver.name(), "' with preconditioner '",
+       solver.preconditionerName(),
+       "' needs an assembled matrix (a native method with jacobi, chebyshev or none "
+       "does not)");
+}
+
+}  // namespace
+
 template <class ExecSpace>
 void ImplicitStepper<ExecSpace>::setMatrixFree(bool on) {
-  require(!on || solver_ == nullptr || !solver_->needsMatrix(),
-          "matrix-free solves: solver '", solver_->name(), "' with preconditioner '",
-          solver_->preconditionerName(),
-          "' needs an assembled matrix (a native method with jacobi, chebyshev or none "
-          "does not)");
+  if (on && solver_) requireMatrixFreeSolver(*solver_);
   matrixFree_ = on;
   stencil_.reset();
   if (on && distribution_ == nullptr)
@@ -122,10 +133,7 @@ template <class ExecSpace>
 void ImplicitStepper<ExecSpace>::setSolver(
     std::unique_ptr<LinearSolver<ExecSpace>> solver) {
   require(solver != nullptr, "ImplicitStepper needs a linear solver, got none");
-  require(!matrixFree_ || !solver->needsMatrix(), "matrix-free solves: solver '",
-          solver->name(), "' with preconditioner '", solver->preconditionerName(),
-          "' needs an assembled matrix (a native method with jacobi, chebyshev or none "
-          "does not)");
+  if (matrixFree_) requireMatrixFreeSolver(*solver);
   solver_ = std::move(solver);
 }
 

@@ -296,10 +296,39 @@ Equation<ExecSpace>& Equation<ExecSpace>::higherOrderDiffusion(Real D, Real kapp
   require(std::isfinite(kappa) && kappa >= 0,
           "higher-order diffusion coefficient kappa must be finite and >= 0, got ",
           kappa);
+  return setHigherOrder({D, {}}, {kappa, {}}, false, g);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::higherOrderDiffusion(
+    const CellField<ExecSpace>& D, const CellField<ExecSpace>& kappa,
+    const Polynomial& g) {
+  return setHigherOrder(checkedCellCoefficient(D, "higher-order diffusion D"),
+                        checkedCellCoefficient(kappa, "higher-order diffusion kappa"),
+                        false, g);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::higherOrderDiffusion(
+    const FaceField<ExecSpace>& D, const FaceField<ExecSpace>& kappa,
+    const Polynomial& g) {
+  D.requireOn(mesh_, "higher-order diffusion D");
+  kappa.requireOn(mesh_, "higher-order diffusion kappa");
+  return setHigherOrder({0, D.values()}, {0, kappa.values()}, true, g);
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::setHigherOrder(
+    const Coefficient<ExecSpace>& D, const Coefficient<ExecSpace>& kappa, bool perFace,
+    const Polynomial& g) {
+  const char* where = perFace ? "face" : "cell";
+  Details::requireValidCoefficient(D, "higher-order diffusion D", where, true);
+  Details::requireValidCoefficient(kappa, "higher-order diffusion kappa", where, true);
   require(g.terms > 0, "higher-order diffusion Polynomial g has no coefficients");
   hasHigherOrder_ = true;
   higherOrderD_ = D;
   higherOrderKappa_ = kappa;
+  higherOrderPerFace_ = perFace;
   higherOrderLaw_ = g;
   return *this;
 }
@@ -352,6 +381,13 @@ void Equation<ExecSpace>::validate() const {
     Details::requireValidCoefficient(explicitD_, "explicit diffusion", "face", false);
   Details::requireValidCoefficient(c_, "implicit source", "cell", false);
   Details::requireValidCoefficient(s_, "source", "cell", false);
+  if (hasHigherOrder_) {
+    const char* where = higherOrderPerFace_ ? "face" : "cell";
+    Details::requireValidCoefficient(higherOrderD_, "higher-order diffusion D", where,
+                                     true);
+    Details::requireValidCoefficient(higherOrderKappa_, "higher-order diffusion kappa",
+                                     where, true);
+  }
   if (velocity_.normalValues.extent(0) > 0)
     Details::requireValidCoefficient(Coefficient<ExecSpace>{0, velocity_.normalValues},
                                      "convection velocity", "face", false);

@@ -153,6 +153,18 @@ class Equation {
   /// the second-order part D g'(phi) may be negative (anti-diffusive where g' < 0, as
   /// in Cahn-Hilliard's spinodal region): the fourth-order part dominates it.
   Equation& higherOrderDiffusion(Real D, Real kappa, const Polynomial& g = Polynomial{0});
+  /// The same with D and kappa given per cell (finite and >= 0; checked here and, as
+  /// fields may change, at every validate()). On a face each is the distance-weighted
+  /// harmonic mean of its two cells' values, as for a diffusion field, the cell's own
+  /// on a boundary face. (FiPy takes cell coefficients' arithmetic means, its
+  /// arithmeticFaceValue: give those as face fields.)
+  Equation& higherOrderDiffusion(const CellField<ExecSpace>& D,
+                                 const CellField<ExecSpace>& kappa,
+                                 const Polynomial& g = Polynomial{0});
+  /// The same with D and kappa given per face, used as they are.
+  Equation& higherOrderDiffusion(const FaceField<ExecSpace>& D,
+                                 const FaceField<ExecSpace>& kappa,
+                                 const Polynomial& g = Polynomial{0});
   /// Boundary condition on mu of the higher-order term, a mu + b dmu/dn = g: FiPy's
   /// NthOrderBoundaryCondition of order 2 (or phi.faceGrad.divergence.constrain) when
   /// g(phi) vanishes on the patch.
@@ -213,14 +225,20 @@ class Equation {
   }
   /// The higher-order term, when there is one.
   bool hasHigherOrder() const { return hasHigherOrder_; }
-  Real higherOrderMobility() const { return higherOrderD_; }
-  Real higherOrderKappa() const { return higherOrderKappa_; }
+  Coefficient<ExecSpace> higherOrderMobility() const { return higherOrderD_; }
+  Coefficient<ExecSpace> higherOrderKappa() const { return higherOrderKappa_; }
+  /// True when the two are given per face (else per cell, or numbers).
+  bool higherOrderPerFace() const { return higherOrderPerFace_; }
   const Polynomial& higherOrderLaw() const { return higherOrderLaw_; }
   const BoundaryConditions<ExecSpace>& higherOrderBoundaryConditions() const {
     return higherOrderBcs_;
   }
 
  private:
+  /// The higher-order term's coefficients, checked (finite, >= 0), and its law.
+  Equation& setHigherOrder(const Coefficient<ExecSpace>& D,
+                           const Coefficient<ExecSpace>& kappa, bool perFace,
+                           const Polynomial& g);
   Coefficient<ExecSpace> checkedCellCoefficient(const CellField<ExecSpace>& field,
                                                 const char* role) const;
   ConvectionVelocity<ExecSpace> checkedVelocity(Real ux, Real uy, Real uz,
@@ -252,7 +270,8 @@ class Equation {
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
   Polynomial diffusionLaw_, sourceLaw_;
   bool hasHigherOrder_ = false;
-  Real higherOrderD_ = 0, higherOrderKappa_ = 0;
+  Coefficient<ExecSpace> higherOrderD_, higherOrderKappa_;
+  bool higherOrderPerFace_ = false;
   Polynomial higherOrderLaw_;
   Vector<ExecSpace> nonlinearD_, nonlinearC_, nonlinearS_;  // filled by updateNonlinear
 };

@@ -12,7 +12,9 @@ namespace {
 template <class ExecSpace>
 struct PotentialKernel {
   AssemblyGeometry<ExecSpace> g;
-  Real kappa, theta;
+  Coefficient<ExecSpace> kappa;
+  bool perFace;  // kappa per face, else per cell or a number
+  Real theta;
   Polynomial law;
   Vector<ExecSpace> old, iterate, potential, slope;
 
@@ -21,14 +23,15 @@ struct PotentialKernel {
     for (Offset s = g.cellFaceOffsets(cell); s < g.cellFaceOffsets(cell + 1); ++s) {
       const Ordinal f = g.cellFaces(s);
       const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      const Real kappaFace = perFace ? kappa(f) : g.faceValue(kappa, f);
       if (n >= 0) {
-        const Real k = kappa * g.areas(f) / g.distances(f);
+        const Real k = kappaFace * g.areas(f) / g.distances(f);
         diagonal += k;
         kOld += k * (old(cell) - old(o == cell ? n : o));
       } else {
         const Ordinal bs = g.faceSlots(f);
         const BoundaryFlux flux =
-            boundaryFlux(kappa * g.areas(f), g.robinA(bs), g.robinB(bs), g.robinG(bs),
+            boundaryFlux(kappaFace * g.areas(f), g.robinA(bs), g.robinB(bs), g.robinG(bs),
                          g.distances(f), Real(0), g.scheme);
         diagonal += flux.aB;
         boundaryPart += flux.cB;
@@ -50,7 +53,9 @@ struct PotentialKernel {
 template <class ExecSpace>
 struct HigherOrderRowKernel {
   AssemblyGeometry<ExecSpace> g;
-  Real D, kappa, theta;
+  Coefficient<ExecSpace> D, kappa;
+  bool perFace;  // D and kappa per face, else per cell or numbers
+  Real theta;
   DeviceView<const Real*, ExecSpace> muA, muB, muG;
   Vector<ExecSpace> potential, slope;
   DeviceView<const Offset*, ExecSpace> rowOffsets;
@@ -59,17 +64,21 @@ struct HigherOrderRowKernel {
   DeviceView<const Offset*, ExecSpace> diagonalEntries;
   Vector<ExecSpace> diagonal, rhs;
 
+  KOKKOS_INLINE_FUNCTION Real faceOf(const Coefficient<ExecSpace>& c, Ordinal f) const {
+    return perFace ? c(f) : g.faceValue(c, f);
+  }
+
   /// Adds weight * (row j of M) to row cell.
   KOKKOS_INLINE_FUNCTION void addRowOfM(Ordinal cell, Ordinal j, Real weight) const {
     values(entryOf<ExecSpace>(rowOffsets, columns, cell, j)) += weight * slope(j);
-    const Real scale = weight * kappa / g.volumes(j);
+    const Real scale = weight / g.volumes(j);
     for (Offset s = g.cellFaceOffsets(j); s < g.cellFaceOffsets(j + 1); ++s) {
       const Ordinal f = g.cellFaces(s);
       const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
       if (n < 0) continue;
       const Ordinal k = o == j ? n : o;
       values(entryOf<ExecSpace>(rowOffsets, columns, cell, k)) -=
-          scale * g.areas(f) / g.distances(f);
+          scale * faceOf(kappa, f) * g.areas(f) / g.distances(f);
     }
   }
 
@@ -78,16 +87,18 @@ struct HigherOrderRowKernel {
     for (Offset s = g.cellFaceOffsets(cell); s < g.cellFaceOffsets(cell + 1); ++s) {
       const Ordinal f = g.cellFaces(s);
       const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      const Real DFace = faceOf(D, f);
       if (n >= 0) {
         const Ordinal other = o == cell ? n : o;
-        const Real k = D * g.areas(f) / g.distances(f);
+        const Real k = DFace * g.areas(f) / g.distances(f);
         outerDiagonal += k;
         kPotential += k * (potential(cell) - potential(other));
         addRowOfM(cell, other, -theta * k);
       } else {
         const Ordinal bs = g.faceSlots(f);
-        const BoundaryFlux flux = boundaryFlux(D * g.areas(f), muA(bs), muB(bs), muG(bs),
-                                               g.distances(f), Real(0), g.scheme);
+        const BoundaryFlux flux =
+            boundaryFlux(DFace * g.areas(f), muA(bs), muB(bs), muG(bs), g.distances(f),
+                         Real(0), g.scheme);
         outerDiagonal += flux.aB;
         boundaryPart += flux.cB;
         kPotential += flux.aB * potential(cell);
@@ -112,17 +123,18 @@ void addHigherOrderTerm(const Equation<ExecSpace>& equation, Real theta,
                         const DeviceView<const Offset*, ExecSpace>& diagonalEntries,
                         const Vector<ExecSpace>& diagonal, const Vector<ExecSpace>& rhs) {
   const AssemblyGeometry<ExecSpace> geometry(equation);
-  const Real kappa = equation.higherOrderKappa();
-  forEachCell(
-      "kfvm::Assembler::higherOrderPotential", equation.mesh(),
-      PotentialKernel<ExecSpace>{geometry, kappa, theta, equation.higherOrderLaw(),
-                                 phiOld, iterate, potential, potentialSlope});
+  const Coefficient<ExecSpace> kappa = equation.higherOrderKappa();
+  forEachCell("kfvm::Assembler::higherOrderPotential", equation.mesh(),
+              PotentialKernel<ExecSpace>{geometry, kappa, equation.higherOrderPerFace(),
+                                         theta, equation.higherOrderLaw(), phiOld,
+                                         iterate, potential, potentialSlope});
   const auto& bcs = equation.higherOrderBoundaryConditions();
-  forEachCell("kfvm::Assembler::higherOrderRows", equation.mesh(),
-              HigherOrderRowKernel<ExecSpace>{
-                  geometry, equation.higherOrderMobility(), kappa, theta, bcs.robinA(),
-                  bcs.robinB(), bcs.robinG(), potential, potentialSlope, rowOffsets,
-                  columns, values, diagonalEntries, diagonal, rhs});
+  forEachCell(
+      "kfvm::Assembler::higherOrderRows", equation.mesh(),
+      HigherOrderRowKernel<ExecSpace>{
+          geometry, equation.higherOrderMobility(), kappa, equation.higherOrderPerFace(),
+          theta, bcs.robinA(), bcs.robinB(), bcs.robinG(), potential, potentialSlope,
+          rowOffsets, columns, values, diagonalEntries, diagonal, rhs});
 }
 
 #define KFVM_INSTANTIATE_HIGHER_ORDER_KERNELS(Space)                                     \

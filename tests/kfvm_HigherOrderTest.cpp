@@ -53,6 +53,100 @@ TEST(HigherOrder, MatrixEqualsTheHandComputedProductOfTheTwoOperators) {
             tolerance(1e-12));
 }
 
+// The same 5 cells with D and kappa per cell: on an interior face each is the harmonic
+// mean of its two cells' values (equal spacing: 2 a b / (a + b)). With the face weights
+// w_f, W(w) is the zero-flux matrix of sum_f w_f (e_i - e_j)(e_i - e_j)^T; then
+// K_D = W(D_f) / h, V^-1 K_kappa = W(kappa_f) / h^2, and the matrix is
+// V / dt I + K_D (3 I + V^-1 K_kappa), built here with dense loops.
+TEST(HigherOrder, CellCoefficientsGiveTheProductWithHarmonicFaceValues) {
+  Mesh<Space> mesh(CartesianGrid::uniform1D(5, 2.5));
+  const double h = 0.5;
+  const std::vector<double> D = {2, 1, 4, 0.5, 3}, kappa = {0.5, 2, 1, 1, 0.25};
+  CellField<Space> mobility(mesh, "D"), gradientEnergy(mesh, "kappa");
+  mobility.fromHost(D);
+  gradientEnergy.fromHost(kappa);
+  Equation<Space> equation(mesh);
+  equation.transient().higherOrderDiffusion(mobility, gradientEnergy, Polynomial{0, 3});
+  Assembler<Space> assembler(equation);
+  CellField<Space> old(mesh, "old");
+  old.fromHost({1, 2, 3, 4, 5});
+  Vector<Space> rhs("rhs", 5);
+  assembler.assemble(2.0, 1.0, old, rhs);
+  using Dense = std::vector<std::vector<double>>;
+  auto weighted = [](const std::vector<double>& c, double scale) {
+    Dense W(5, std::vector<double>(5, 0.0));
+    for (int i = 0; i + 1 < 5; ++i) {  // the face between cells i and i + 1
+      const double w = scale * 2 * c[i] * c[i + 1] / (c[i] + c[i + 1]);
+      W[i][i] += w;
+      W[i + 1][i + 1] += w;
+      W[i][i + 1] -= w;
+      W[i + 1][i] -= w;
+    }
+    return W;
+  };
+  const Dense KD = weighted(D, 1 / h), Lk = weighted(kappa, 1 / (h * h));
+  const auto A = assembler.matrix().toDenseHost();
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      double expected = i == j ? 1 : 0;  // V / dt
+      for (int k = 0; k < 5; ++k) expected += KD[i][k] * ((k == j ? 3 : 0) + Lk[k][j]);
+      EXPECT_NEAR(A[i][j], expected, tolerance(1e-12)) << "entry " << i << ", " << j;
+    }
+  }
+  EXPECT_LT(maxDifference(toHost(rhs), {1, 2, 3, 4, 5}), tolerance(1e-12));
+}
+
+// Fields holding one value everywhere give the numbers' matrix and right-hand side, with
+// Dirichlet, Neumann and Robin sides on both operators (the boundary faces take their
+// cell's value) in 2D, under Crank-Nicolson. A negative field value is an error naming
+// it, when set and (changed afterwards) when the assembler is built.
+TEST(HigherOrder, ConstantCellCoefficientsEqualTheNumbers) {
+  Mesh<Space> mesh(CartesianGrid::uniform2D(4, 3, 1.0, 0.75));
+  auto build = [&](Equation<Space>& equation) -> Equation<Space>& {
+    return equation.transient()
+        .boundary(Patch::Left, BoundaryCondition::dirichlet(0.5))
+        .boundary(Patch::Top, BoundaryCondition::robin(1, 0.2, 0.3))
+        .higherOrderBoundary(Patch::Right, BoundaryCondition::dirichlet(-0.2))
+        .higherOrderBoundary(Patch::Bottom, BoundaryCondition::neumann(0.4));
+  };
+  CellField<Space> mobility(mesh, "D"), gradientEnergy(mesh, "kappa");
+  mobility.fromHost(std::vector<double>(12, 0.7));
+  gradientEnergy.fromHost(std::vector<double>(12, 0.3));
+  const Polynomial g{0.1, -1, 0, 1};
+  Equation<Space> numbers(mesh), fields(mesh);
+  build(numbers).higherOrderDiffusion(0.7, 0.3, g);
+  build(fields).higherOrderDiffusion(mobility, gradientEnergy, g);
+  Assembler<Space> byNumbers(numbers), byFields(fields);
+  CellField<Space> old(mesh, "old");
+  std::vector<double> start(12);
+  for (std::size_t c = 0; c < start.size(); ++c) start[c] = std::sin(1.0 + double(c));
+  old.fromHost(start);
+  Vector<Space> rhsNumbers("rhsNumbers", 12), rhsFields("rhsFields", 12);
+  byNumbers.assemble(4.0, 0.5, old, rhsNumbers);
+  byFields.assemble(4.0, 0.5, old, rhsFields);
+  const auto a = byNumbers.matrix().toDenseHost(), b = byFields.matrix().toDenseHost();
+  double scale = 0, worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      scale = std::max(scale, std::abs(a[i][j]));
+      worst = std::max(worst, std::abs(a[i][j] - b[i][j]));
+    }
+  EXPECT_GT(scale, 1.0);
+  EXPECT_LT(worst, tolerance(1e-13) * scale);
+  EXPECT_LT(maxDifference(toHost(rhsNumbers), toHost(rhsFields)), tolerance(1e-12));
+
+  std::vector<double> negative(12, 0.3);
+  negative[5] = -0.1;
+  CellField<Space> bad(mesh, "bad");
+  bad.fromHost(negative);
+  Equation<Space> refused(mesh);
+  expectError([&] { refused.higherOrderDiffusion(mobility, bad, g); },
+              {"higher-order diffusion kappa", "cell 5", "-0.1"});
+  gradientEnergy.fromHost(negative);  // the equation holds the field: checked again
+  expectError([&] { Assembler<Space> again(fields); },
+              {"higher-order diffusion kappa", "cell 5"});
+}
+
 /// A x - rhs with the matrix and right-hand side the assembler last built.
 std::vector<double> residualOf(const Assembler<Space>& assembler,
                                const std::vector<double>& x, const Vector<Space>& rhs) {

@@ -97,8 +97,8 @@ void readEquation(TableReader& equation, Deck& deck,
   if (const auto* higher = equation.subtable("higher_order")) {
     TableReader reader(equation.path(), *higher, "equation.higher_order");
     deck.hasHigherOrder = true;
-    deck.mobility = reader.number("mobility", 0, 0, huge, true);
-    deck.kappa = reader.number("kappa", 0, 0, huge, true);
+    deck.mobility = reader.coefficient("mobility", 0, 0, huge, true);
+    deck.kappa = reader.coefficient("kappa", 0, 0, huge, true);
     const auto potential = reader.numbers("potential", 0, -huge, huge);
     if (!potential.empty()) deck.potential = potential;
     reader.finish();

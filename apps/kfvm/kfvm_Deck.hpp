@@ -120,7 +120,7 @@ struct Deck {
   std::string explicitScheme = "upwind";                 // or "van-leer"
   std::string explicitGradientBoundary = "cell-values";  // or "dirichlet-values"
   std::vector<double> sourcePolynomial;
-  double mobility = 0, kappa = 0;
+  DeckCoefficient mobility, kappa;  // [equation.higher_order]: numbers or expressions
   std::vector<double> potential{0};
   // [[boundary]]
   std::vector<BoundarySpec> boundaries;

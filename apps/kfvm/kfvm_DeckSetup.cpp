@@ -126,8 +126,8 @@ std::string validateDeck(const Deck& deck) {
     }
   }();
   const std::string memory = reportMemory(deck, true);
-  for (const DeckCoefficient* c :
-       {&deck.rho, &deck.diffusion, &deck.implicitSource, &deck.source})
+  for (const DeckCoefficient* c : {&deck.rho, &deck.diffusion, &deck.implicitSource,
+                                   &deck.source, &deck.mobility, &deck.kappa})
     if (c->isExpression()) evaluateCoefficient(deck, *c, grid, nullptr);
   for (const auto& spec : deck.coupled) {  // per cell; diffusion at the faces
     for (const auto* term : {&spec.transient, &spec.implicitSource})
@@ -266,9 +266,23 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
     equation.source(Real(deck.source.value));
   if (!deck.sourcePolynomial.empty())
     equation.source(polynomialOf(deck.sourcePolynomial));
-  if (deck.hasHigherOrder)
-    equation.higherOrderDiffusion(Real(deck.mobility), Real(deck.kappa),
-                                  polynomialOf(deck.potential));
+  if (deck.hasHigherOrder) {
+    // One of the two given as an expression: both as fields, a number as its value in
+    // every cell.
+    auto cellsOf = [&](const DeckCoefficient& c, const char* name) {
+      if (c.isExpression()) return field(c, name);
+      CellField<DeckSpace> constant(mesh, name);
+      constant.fromHost(std::vector<double>(std::size_t(mesh.numCells()), c.value));
+      return constant;
+    };
+    if (deck.mobility.isExpression() || deck.kappa.isExpression())
+      equation.higherOrderDiffusion(cellsOf(deck.mobility, "kfvm::deck::mobility"),
+                                    cellsOf(deck.kappa, "kfvm::deck::kappa"),
+                                    polynomialOf(deck.potential));
+    else
+      equation.higherOrderDiffusion(Real(deck.mobility.value), Real(deck.kappa.value),
+                                    polynomialOf(deck.potential));
+  }
   for (const auto& spec : deck.boundaries) {
     if (physical && !physical(spec.patch)) continue;  // faces another rank
     if (spec.onPotential)

@@ -146,9 +146,10 @@ class TableReader {
   }
 
   /// A number in [low, high], or a string holding an expression in x, y, z (its values
-  /// at the cells are held to [low, high] when the run sets up: validateDeck).
+  /// at the cells are held to [low, high] when the run sets up: validateDeck). Without
+  /// the key: fallback, or an error when it is required.
   DeckCoefficient coefficient(const std::string& key, double fallback, double low,
-                              double high) {
+                              double high, bool required = false) {
     const toml::node* node = find(key);
     DeckCoefficient result;
     result.value = fallback;
@@ -169,7 +170,7 @@ class TableReader {
               "(use x, y and z only)");
       return result;
     }
-    result.value = number(key, fallback, low, high);
+    result.value = number(key, fallback, low, high, required);
     return result;
   }
 

@@ -120,14 +120,21 @@ struct AssemblyGeometry {
   /// D_f: the face value, the constant, the owner's on the boundary, or the
   /// distance-weighted harmonic mean of the two cells' values.
   KOKKOS_INLINE_FUNCTION Real faceDiffusivity(Ordinal f) const {
+    return diffusionPerFace ? D(f) : faceValue(D, f);
+  }
+
+  /// A coefficient given per cell (or a constant, of either sign) at face f: the
+  /// distance-weighted harmonic mean of the two cells' values (0 unless both are > 0),
+  /// the owner's on a boundary face.
+  KOKKOS_INLINE_FUNCTION Real faceValue(const Coefficient<ExecSpace>& c,
+                                        Ordinal f) const {
+    if (c.values.extent(0) == 0) return c.constant;
     const Ordinal o = faceCells(f, 0), n = faceCells(f, 1);
-    if (diffusionPerFace) return D(f);
-    if (D.values.extent(0) == 0) return D.constant;  // of either sign (DiffusionSign)
-    if (n < 0) return D(o);
+    if (n < 0) return c(o);
     const Real dOwner = ownerDistance(f);
     const Real dNeighbour = distances(f) - dOwner;
-    const Real Do = D(o), Dn = D(n);
-    return (Do > 0 && Dn > 0) ? distances(f) / (dOwner / Do + dNeighbour / Dn) : Real(0);
+    const Real co = c(o), cn = c(n);
+    return (co > 0 && cn > 0) ? distances(f) / (dOwner / co + dNeighbour / cn) : Real(0);
   }
 
   /// The implicit source's coefficient in the matrix, and the part taken explicitly

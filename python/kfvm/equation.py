@@ -109,6 +109,22 @@ class _Coefficient:
         return value
 
 
+def _field_of(coefficient, mesh, compiled, face):
+    """A coefficient as a C++ cell field (face: a face field): a number as that value
+    everywhere."""
+    value = coefficient.build(mesh, compiled)
+    if isinstance(value, _kfvm.Polynomial):
+        raise _kfvm.Error("%s: a Polynomial is not supported" % coefficient.kind)
+    if isinstance(value, float):
+        make = mesh._module.FaceField if face else mesh._module.CellField
+        value = make(mesh._cpp, "kfvm::python::" + coefficient.kind, value)
+        compiled.keep.append(value)
+    elif any(isinstance(v, FaceVariable) for _, v in coefficient.fields) != face:
+        raise _kfvm.Error("the fourth-order DiffusionTerm takes D and kappa both per cell "
+                          "or both per face")
+    return value
+
+
 class _Compiled:
     def __init__(self):
         self.refreshers = []
@@ -207,15 +223,30 @@ class Equation:
                 if fourth is not None:
                     raise _kfvm.Error("one fourth-order DiffusionTerm per equation")
                 D, kappa = term.coeff
-                try:
-                    D, kappa = scale * float(D), float(kappa)
-                except (TypeError, ValueError):
-                    raise _kfvm.Error("the fourth-order DiffusionTerm takes numbers (D, kappa)") from None
-                if not (D > 0 and kappa > 0 and _np.isfinite(D * kappa)):
-                    raise _kfvm.Error("the fourth-order term must be - DiffusionTerm((D, kappa)) "
-                                      "on the right with D, kappa > 0 (well posed); got "
-                                      "D = %g, kappa = %g" % (-D, kappa))
-                fourth = (D, kappa)
+                if _np.ndim(D) == 0 and _np.ndim(kappa) == 0 and not isinstance(
+                        D, (CellVariable, FaceVariable, _kfvm.Polynomial)) and not isinstance(
+                        kappa, (CellVariable, FaceVariable, _kfvm.Polynomial)):
+                    try:
+                        D, kappa = scale * float(D), float(kappa)
+                    except (TypeError, ValueError):
+                        raise _kfvm.Error("the fourth-order DiffusionTerm takes numbers or cell "
+                                          "fields (D, kappa)") from None
+                    if not (D > 0 and kappa > 0 and _np.isfinite(D * kappa)):
+                        raise _kfvm.Error("the fourth-order term must be - DiffusionTerm((D, "
+                                          "kappa)) on the right with D, kappa > 0 (well "
+                                          "posed); got D = %g, kappa = %g" % (-D, kappa))
+                    fourth = (D, kappa)
+                else:  # cell fields (or arrays): checked >= 0 per cell by kfvm
+                    if scale < 0:
+                        raise _kfvm.Error("the fourth-order term must be - DiffusionTerm((D, "
+                                          "kappa)) on the right (well posed)")
+                    fields = []
+                    for name, factor, value in (("fourth-order D", scale, D),
+                                                ("fourth-order kappa", 1.0, kappa)):
+                        part = _Coefficient(name)
+                        part.add(factor, value)
+                        fields.append(part)
+                    fourth = tuple(fields)
             elif term.kind == "convection":
                 if convection is not None:
                     raise _kfvm.Error("one ConvectionTerm per equation")
@@ -229,7 +260,15 @@ class Equation:
             cpp.transient(rho.build_not_polynomial(
                 mesh, compiled, "TransientTerm: a Polynomial coefficient is not supported"))
         D = coefficients["diffusion"]
-        if fourth is not None:
+        if fourth is not None and isinstance(fourth[0], _Coefficient):
+            if not D.empty:
+                raise _kfvm.Error("beside a fourth-order term with field coefficients, no "
+                                  "second-order DiffusionTerm (kfvm folds one into the term "
+                                  "as D g'(phi), with D a number)")
+            face = any(isinstance(v, FaceVariable) for part in fourth for _, v in part.fields)
+            D4, kappa4 = (_field_of(part, mesh, compiled, face) for part in fourth)
+            cpp.higher_order_diffusion(D4, kappa4, _kfvm.Polynomial([0.0]))
+        elif fourth is not None:
             law = [0.0]
             if D.fields or D.arrays:
                 raise _kfvm.Error("beside the fourth-order term a second-order DiffusionTerm "

@@ -249,6 +249,14 @@ void bindEquations(py::module_& backend) {
            [](PyEquation& e, double D, double kappa, const Polynomial& g) {
              e.value.higherOrderDiffusion(finite(D, "D"), finite(kappa, "kappa"), g);
            })
+      .def("higher_order_diffusion",
+           [](PyEquation& e, const Cell& D, const Cell& kappa, const Polynomial& g) {
+             e.value.higherOrderDiffusion(D.value, kappa.value, g);
+           })
+      .def("higher_order_diffusion",
+           [](PyEquation& e, const Face& D, const Face& kappa, const Polynomial& g) {
+             e.value.higherOrderDiffusion(D.value, kappa.value, g);
+           })
       .def("boundary",
            [](PyEquation& e, const std::string& patch, const BoundaryCondition& c) {
              e.value.boundary(patchFromName(patch), c);

@@ -486,3 +486,48 @@ def test_equation_level_cg_is_kfvms_own_cg():
         native_eq.solve(var=native, dt=0.01, solver=kfvm.Solver(
             "cg", tolerance=1e-5, preconditioner="none"))
     assert np.array_equal(np.asarray(phi.value), native.value)
+
+
+def test_fourth_order_cell_coefficients_give_fipys_answer_with_its_face_means():
+    """FiPy's DiffusionTerm((D, kappa)) with CellVariable coefficients takes their
+    arithmetic face means (arithmeticFaceValue); kfvm's term given those face values
+    (its FaceField form of higherOrderDiffusion) reaches FiPy's own answer, on a
+    non-uniform grid with a Dirichlet side. The same term given the cells themselves
+    takes harmonic means, a different answer."""
+    kf.deactivate()  # FiPy alone
+    dx = [0.02] * 20 + [0.03] * 20
+    mesh = Grid1D(dx=dx)
+    x = np.asarray(mesh.cellCenters[0])
+    start = 0.5 + 0.1 * np.sin(4 * x)
+    D_cells, kappa_cells = 1.0 + x, 0.5 + x ** 2
+    phi = CellVariable(mesh=mesh, value=start, hasOld=True)
+    phi.constrain(0.7, mesh.facesLeft)
+    D = CellVariable(mesh=mesh, value=D_cells)
+    kappa = CellVariable(mesh=mesh, value=kappa_cells)
+    eq = TransientTerm() == -DiffusionTerm(coeff=(D, kappa))
+    for _ in range(4):
+        phi.updateOld()
+        eq.solve(var=phi, dt=1e-4, solver=fipy.LinearLUSolver(tolerance=TIGHT))
+    fipy_answer = np.array(phi.value)
+    D_faces = np.asarray(D.arithmeticFaceValue)
+    kappa_faces = np.asarray(kappa.arithmeticFaceValue)
+
+    def kfvm_answer(by_faces):
+        m = kfvm.Grid1D(dx=dx)
+        p = kfvm.CellVariable(m, value=start)
+        p.constrain(0.7, m.facesLeft)
+        if by_faces:
+            coeff = (kfvm.FaceVariable(m, value=D_faces),
+                     kfvm.FaceVariable(m, value=kappa_faces))
+        else:
+            coeff = (kfvm.CellVariable(m, value=D_cells),
+                     kfvm.CellVariable(m, value=kappa_cells))
+        e = kfvm.TransientTerm() == -kfvm.DiffusionTerm(coeff=coeff)
+        solver = kfvm.Solver("gmres", preconditioner="ilu0", tolerance=1e-14)
+        for _ in range(4):
+            e.solve(var=p, dt=1e-4, solver=solver)
+        return np.array(p.value)
+
+    assert relative(fipy_answer, start) > 1e-3  # the steps moved it
+    assert relative(fipy_answer, kfvm_answer(True)) < 1e-10
+    assert relative(fipy_answer, kfvm_answer(False)) > 1e-6

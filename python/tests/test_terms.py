@@ -121,6 +121,36 @@ def test_face_coefficient_and_harmonic_cell_coefficient():
         assert np.max(np.abs(phi.value - exact)) < TIGHT
 
 
+def test_fourth_order_term_takes_cell_and_face_fields():
+    """- DiffusionTerm((D, kappa)) with fields: constant ones give the numbers' steps;
+    cell fields give the steps of their harmonic face means given per face; a negative
+    value is an error naming it."""
+    mesh = kfvm.Grid1D(nx=30, dx=0.05)
+    start = 0.5 + 0.1 * np.sin(6 * mesh.x)
+    D_cells, kappa_cells = 1.0 + mesh.x, 0.5 + mesh.x ** 2
+
+    def steps(coeff):
+        phi = kfvm.CellVariable(mesh, value=start)
+        eq = kfvm.TransientTerm() == -kfvm.DiffusionTerm(coeff=coeff)
+        for _ in range(3):
+            eq.solve(var=phi, dt=1e-4, solver=GMRES)
+        return np.array(phi.value)
+
+    numbers = steps((1.0, 0.5))
+    assert np.max(np.abs(numbers - start)) > 1e-3
+    constant = steps((kfvm.CellVariable(mesh, value=1.0), 0.5))
+    assert np.max(np.abs(constant - numbers)) < TIGHT
+    D, kappa = kfvm.CellVariable(mesh, value=D_cells), kfvm.CellVariable(mesh, value=kappa_cells)
+    by_cells = steps((D, kappa))
+    by_faces = steps((D.harmonicFaceValue, kappa.harmonicFaceValue))
+    assert np.max(np.abs(by_cells - numbers)) > 1e-4  # the fields matter
+    assert np.max(np.abs(by_cells - by_faces)) < TIGHT
+    with pytest.raises(kfvm.Error, match="higher-order diffusion kappa coefficient at cell 3"):
+        steps((D, kfvm.CellVariable(mesh, value=np.where(np.arange(30) == 3, -1.0, 1.0))))
+    with pytest.raises(kfvm.Error, match="both per cell or both per face"):
+        steps((D, kappa.harmonicFaceValue))
+
+
 @pytest.mark.parametrize("cls", [kfvm.ExponentialConvectionTerm])
 def test_exponential_convection_is_exact_in_1d(cls):
     # FiPy's examples/convection/exponential1D, written FiPy's way

@@ -91,14 +91,16 @@ void ExplicitStepper<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
   }
   if (scheme == ExplicitScheme::ForwardEuler) {
     eulerStage(phi, dt, phi.values());  // in place: each cell reads only its own value
-    return;
+  } else {
+    // Heun / SSP-RK2: s = phi + dt R(phi); phi = (phi + s + dt R(s)) / 2.
+    eulerStage(phi, dt, stage_.values());
+    if (exchange_) exchange_(stage_.values());
+    assembler_.equation().updateNonlinear(stage_);
+    eulerStage(stage_, dt, stage_.values());
+    forEachCell("kfvm::ExplicitStepper::average", mesh,
+                Details::AverageKernel<ExecSpace>{phi.values(), stage_.values()});
   }
-  // Heun / SSP-RK2: s = phi + dt R(phi); phi = (phi + s + dt R(s)) / 2.
-  eulerStage(phi, dt, stage_.values());
-  assembler_.equation().updateNonlinear(stage_);
-  eulerStage(stage_, dt, stage_.values());
-  forEachCell("kfvm::ExplicitStepper::average", mesh,
-              Details::AverageKernel<ExecSpace>{phi.values(), stage_.values()});
+  if (exchange_) exchange_(phi.values());
 }
 
 #define KFVM_INSTANTIATE_EXPLICIT_STEPPER(Space) template class ExplicitStepper<Space>;

@@ -3,6 +3,7 @@
 
 #include <kfvm_Assembler.hpp>
 
+#include <functional>
 #include <string>
 
 namespace kfvm {
@@ -32,6 +33,16 @@ class ExplicitStepper {
   void step(CellField<ExecSpace>& phi, Real dt,
             ExplicitScheme scheme = ExplicitScheme::ForwardEuler, bool force = false);
 
+  /// For an equation on a rank's block with ghost cells (DistributedSystem::localMesh):
+  /// exchange(values) fills the ghosts of values from their owners. step() then
+  /// exchanges the second stage's input and phi at the end, so that every owned row sees
+  /// its neighbours' values of the same stage. phi's ghosts must hold the owners' values
+  /// when step() starts. The stable limit stays this block's (take its minimum over the
+  /// ranks before stepping, and step with force).
+  void setGhostExchange(std::function<void(const Vector<ExecSpace>&)> exchange) {
+    exchange_ = std::move(exchange);
+  }
+
  private:
   /// stage = phi + dt R(phi) / (rho V); the nonlinear coefficients must already be
   /// evaluated at phi. stage may be phi itself.
@@ -41,6 +52,7 @@ class ExplicitStepper {
   Assembler<ExecSpace> assembler_;
   Vector<ExecSpace> mass_, rhs_, operatorTimesPhi_;
   CellField<ExecSpace> stage_;
+  std::function<void(const Vector<ExecSpace>&)> exchange_;  // empty: one process
 };
 
 }  // namespace kfvm

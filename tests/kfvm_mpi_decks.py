@@ -3,9 +3,10 @@
 exit as `kfvm run DECK` does and write the same series.csv and probes.csv (every column
 but the solver's iterations and residual, to --tolerance of the column's scale), the
 parallel VTK files of every output step in the .pvd series (a .pvtr and one piece per
-rank where the one-process run writes a .vtr), and `mpirun kfvm check` must pass.
-PNG snapshots and checkpoints are not available across ranks yet: their keys are taken
-out of the copies run here.
+rank where the one-process run writes a .vtr), the same PNG snapshots and checkpoints,
+and `mpirun kfvm check` must pass. Then checkpoints restart across any number of ranks:
+a run stopped after --max-steps and restarted on another number of ranks (one process
+among them) writes the series.csv of the uninterrupted one-process run.
 
     python3 tests/kfvm_mpi_decks.py --kfvm build/apps/kfvm --decks apps/decks \
         --ranks 2,4 diffusion1d convection1d
@@ -14,7 +15,6 @@ out of the copies run here.
 import argparse
 import csv
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -46,6 +46,56 @@ def compare_csv(name, one, many, skip, tolerance):
     return errors
 
 
+def restarts(args, work, flags):
+    """Each --restart-decks deck stopped after --stop-after steps on one number of ranks
+    and restarted from its checkpoint on another goes on as the uninterrupted
+    one-process run."""
+    failures = []
+    launch = {1: [args.kfvm]}
+    for n in (2, 4):
+        launch[n] = [args.mpiexec, "-n", str(n)] + flags + [args.kfvm]
+    for name in args.restart_decks.split(",") if args.restart_decks else []:
+        deck = os.path.join(args.decks, name + ".toml")
+        whole = os.path.join(work, name + "-whole")
+        full = run([args.kfvm, "run", deck, "--output", whole, "-q"])
+        for first, second in [(2, 4), (1, 2), (4, 1)]:
+            what = "%s stopped on %d and restarted on %d" % (name, first, second)
+            out = os.path.join(work, "%s-restart-%d-%d" % (name, first, second))
+            stop = run(launch[first] + ["run", deck, "--output", out, "-q", "--max-steps",
+                                        str(args.stop_after)], timeout=1200)
+            checkpoint = os.path.join(out, "checkpoint.h5")
+            if stop.returncode != 0 or not os.path.exists(checkpoint):
+                failures.append("%s: the first part exit %d, checkpoint %s\n%s" % (
+                    what, stop.returncode, os.path.exists(checkpoint), stop.stderr[-1000:]))
+                continue
+            go_on = run(launch[second] + ["run", deck, "--output", out, "-q", "--restart",
+                                          checkpoint], timeout=1200)
+            if go_on.returncode != full.returncode:
+                failures.append("%s: exit %d, the whole run %d\n%s" % (
+                    what, go_on.returncode, full.returncode, go_on.stderr[-1000:]))
+                continue
+            failures += compare_csv(what + ", series.csv", os.path.join(whole, "series.csv"),
+                                    os.path.join(out, "series.csv"),
+                                    {"iterations", "residual"}, args.tolerance)
+            print("%s: exit %d, the series of the whole one-process run" % (
+                what, go_on.returncode))
+        # Faults across ranks end every rank with the error (no rank left waiting): a
+        # checkpoint rank 0 cannot write, and a damaged checkpoint to restart from.
+        blocked = os.path.join(work, name + "-blocked")
+        os.makedirs(os.path.join(blocked, "checkpoint.h5.tmp", "in-the-way"))
+        damaged = os.path.join(work, name + "-damaged.h5")
+        with open(damaged, "w") as f:
+            f.write("not a checkpoint")
+        for what, command, words in [
+                ("an unwritable checkpoint", ["--output", blocked], "no checkpoint was written"),
+                ("a damaged checkpoint", ["--restart", damaged], "not a sealed kfvm checkpoint")]:
+            fault = run(launch[2] + ["run", deck, "-q"] + command, timeout=300)
+            if fault.returncode != 1 or fault.stderr.count(words) != 2:
+                failures.append("%s, %s on 2 ranks: exit %d, %r" % (
+                    name, what, fault.returncode, fault.stderr[-1000:]))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kfvm", required=True)
@@ -55,14 +105,18 @@ def main():
     parser.add_argument("--tolerance", type=float, default=1e-8,
                         help="relative to a column's largest value (the solver's tolerance "
                              "over the run's steps)")
-    parser.add_argument("names", nargs="+")
+    parser.add_argument("--restart-decks", default="",
+                        help="comma-separated decks with checkpoint_every to restart across "
+                             "rank counts")
+    parser.add_argument("--stop-after", type=int, default=20,
+                        help="steps before the restart (a multiple of checkpoint_every)")
+    parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     failures = []
     with tempfile.TemporaryDirectory() as work:
         for name in args.names:
             text = open(os.path.join(args.decks, name + ".toml")).read()
-            text = re.sub(r"(?m)^(png|png_every|checkpoint_every) = .*$", "", text)
             deck = os.path.join(work, name + ".toml")
             with open(deck, "w") as f:
                 f.write(text)
@@ -90,6 +144,11 @@ def main():
                 if vtr != pvtr or len(pieces) != n * len(vtr):
                     failures.append("%s: .pvtr %s and %d pieces, one process .vtr %s" % (
                         what, pvtr, len(pieces), vtr))
+                for ending in [".png", ".h5"]:  # snapshots of the gathered field
+                    mine = sorted(f for f in os.listdir(out) if f.endswith(ending))
+                    theirs = sorted(f for f in os.listdir(one) if f.endswith(ending))
+                    if mine != theirs:
+                        failures.append("%s: wrote %s, one process %s" % (what, mine, theirs))
                 pvd = [f for f in os.listdir(out) if f.endswith(".pvd")]
                 if len(pvd) != 1 or any(s + ".pvtr" not in open(os.path.join(out, pvd[0])).read()
                                         for s in pvtr):
@@ -134,14 +193,7 @@ def main():
                                         {"iterations", "residual"}, args.tolerance)
         except ImportError:
             print("numpy missing: the .npy start is not run")
-        deck = os.path.join(work, "png.toml")
-        with open(deck, "w") as f:
-            f.write(open(os.path.join(args.decks, "cahn-hilliard2d.toml")).read())
-        refused = run(launch + ["run", deck, "--output", os.path.join(work, "png")])
-        if refused.returncode != 1 or "png is not available in a run across MPI ranks" \
-                not in refused.stderr:
-            failures.append("a PNG deck on 2 ranks: exit %d, %r" % (
-                refused.returncode, refused.stderr[-500:]))
+        failures += restarts(args, work, flags)
     for failure in failures:
         print("FAILED " + failure)
     return 1 if failures else 0

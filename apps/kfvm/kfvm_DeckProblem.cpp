@@ -26,22 +26,8 @@ class ScalarProblem : public DeckProblem {
 
   StepReport stepExplicit(double dt, const std::string& scheme) override {
     require(explicit_ != nullptr, "deck: no explicit scheme in [time]");
-    StepReport report;
-    report.sweeps = 0;
-    report.solver = scheme;
-    const Real stable = explicit_->stableTimeStep();
-    if (Real(dt) > stable) {  // refused before the fields change
-      report.converged = false;
-      report.reason = Details::concatenate("explicit ", scheme, " step: dt = ", dt,
-                                           " exceeds the stable time step ", stable);
-      return report;
-    }
-    explicit_->step(
-        fields_[0], Real(dt),
-        explicitSchemeFromName(scheme == "ssp-rk2" ? std::string("rk2") : scheme));
-    report.converged = true;
-    report.reason = "explicit step";
-    return report;
+    return stepExplicitly(*explicit_, fields_[0], dt, scheme,
+                          explicit_->stableTimeStep());
   }
 
   StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
@@ -111,6 +97,25 @@ std::unique_ptr<DeckProblem> DeckProblem::create(
             : initialValues(variable.initial, deck.dimension, centres));
   }
   return problem;
+}
+
+StepReport stepExplicitly(ExplicitStepper<DeckSpace>& stepper, CellField<DeckSpace>& phi,
+                          double dt, const std::string& scheme, Real stable) {
+  StepReport report;
+  report.sweeps = 0;
+  report.solver = scheme;
+  if (Real(dt) > stable) {  // refused before the fields change
+    report.converged = false;
+    report.reason = Details::concatenate("explicit ", scheme, " step: dt = ", dt,
+                                         " exceeds the stable time step ", stable);
+    return report;
+  }
+  stepper.step(phi, Real(dt),
+               explicitSchemeFromName(scheme == "ssp-rk2" ? std::string("rk2") : scheme),
+               true);
+  report.converged = true;
+  report.reason = "explicit step";
+  return report;
 }
 
 StepReport DeckProblem::step(double dt, const std::string& scheme) {

@@ -7,6 +7,7 @@
 #include "kfvm_Deck.hpp"
 #include "kfvm_RunOutput.hpp"
 
+#include <kfvm_ExplicitStepper.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 
 #include <array>
@@ -44,6 +45,12 @@ class DeckProblem {
  protected:
   std::vector<CellField<DeckSpace>> fields_;
 };
+
+/// A step of phi by the explicit scheme named ("forward-euler", "ssp-rk2") when dt is
+/// within stable (the stepper's limit; across ranks, its minimum over them); otherwise a
+/// report that did not converge, naming both, with phi unchanged.
+StepReport stepExplicitly(ExplicitStepper<DeckSpace>& stepper, CellField<DeckSpace>& phi,
+                          double dt, const std::string& scheme, Real stable);
 
 }  // namespace kfvm::app
 

@@ -1,8 +1,9 @@
 // `mpirun -np N kfvm run DECK`: a deck's run across MPI ranks. Each rank steps its block
 // of the grid (DistributedSystem for one [equation], DistributedCoupledSystem for
-// [[equation]] tables); the output is the one-process run's: a parallel VTK file set per
-// output step in the .pvd series, series.csv and probes.csv written by rank 0 from
-// reductions over every rank, and the same [check].
+// [[equation]] tables) in the one-process run's loop (kfvm_RunLoop.cpp), which gets
+// from here what differs across ranks: reductions over the ranks, the parallel VTK
+// file set, and the fields gathered to rank 0 (PNG snapshots, checkpoints) or taken
+// from the whole grid's values (initial values, restarts).
 #include "kfvm_DistributedRun.hpp"
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_DeckProblem.hpp"
@@ -10,8 +11,10 @@
 #include "kfvm_DeckSetup.hpp"
 #include "kfvm_InitialFile.hpp"
 #include "kfvm_Log.hpp"
+#include "kfvm_RunLoop.hpp"
 #include "kfvm_RunOutput.hpp"
 
+#include <kfvm_CollectiveFailure.hpp>
 #include <kfvm_DistributedCoupledSystem.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_ParallelVtk.hpp>
@@ -20,12 +23,20 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 namespace kfvm::app {
 
 namespace {
 
 using Space = DeckSpace;
+
+/// Sums or maxima over the ranks, in place.
+void reduceOverRanks(double* values, int count, bool max) {
+  const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,
+                                   max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+  require(status == MPI_SUCCESS, "kfvm run: MPI_Allreduce failed");
+}
 
 /// One [equation] on this rank's block.
 class DistributedScalarProblem : public DeckProblem {
@@ -41,28 +52,42 @@ class DistributedScalarProblem : public DeckProblem {
     system_.stepper().setSweeps(deck.maxSweeps, Real(deck.sweepTolerance),
                                 Real(deck.relaxation));
     if (deck.matrixFree) system_.setMatrixFree(true);
+    if (deck.hasExplicitSteps()) {
+      explicit_ = std::make_unique<ExplicitStepper<Space>>(equation_);
+      explicit_->setGhostExchange(
+          [this](const Vector<Space>& values) { system_.halo().exchange(values); });
+    }
   }
   StepReport step(std::vector<CellField<Space>>& fields, double dt,
                   TimeScheme scheme) override {
     return system_.step(fields[0], Real(dt), scheme);
   }
   StepReport solveSteady() override { return system_.solveSteady(fields_[0]); }
-  StepReport stepExplicit(double, const std::string& scheme) override {
-    fail("deck: explicit scheme ", scheme, " across ranks (refused before the run)");
+  /// The stable limit is the smallest of every rank's: a block's cells next to its
+  /// ghosts have no face beyond them, which can only raise their own limit.
+  StepReport stepExplicit(double dt, const std::string& scheme) override {
+    require(explicit_ != nullptr, "deck: no explicit scheme in [time]");
+    double negative = -double(explicit_->stableTimeStep());
+    reduceOverRanks(&negative, 1, true);
+    return stepExplicitly(*explicit_, fields_[0], dt, scheme, Real(-negative));
   }
   const Mesh<Space>& mesh() const { return system_.localMesh(); }
   const HaloExchange<Space>& halo() { return system_.halo(); }
   std::vector<long long> globalIds() const { return system_.localGlobalIds(); }
 
  private:
-  /// TVD convection and the fourth-order term reach two cells away.
+  /// TVD convection (implicit, or FiPy's explicit Van Leer term) and the fourth-order
+  /// term reach two cells away.
   static int ghostLayers(const Deck& deck) {
     const bool tvd = deck.hasConvection && isTvd(convectionSchemeFromName(deck.scheme));
-    return deck.hasHigherOrder || tvd ? 2 : 1;
+    const bool explicitTvd =
+        deck.hasExplicitConvection && deck.explicitScheme != "upwind";
+    return deck.hasHigherOrder || tvd || explicitTvd ? 2 : 1;
   }
 
   DistributedSystem<Space> system_;
   Equation<Space> equation_;
+  std::unique_ptr<ExplicitStepper<Space>> explicit_;  // when [time] names one
 };
 
 /// The [[equation]] tables of a coupled deck on this rank's block.
@@ -92,20 +117,6 @@ class DistributedCoupledProblem : public DeckProblem {
   DistributedCoupledSystem<Space> system_;
 };
 
-/// What a distributed run cannot do yet: refused before it starts, the same on every
-/// rank.
-void refuseUnsupported(const Deck& deck, const RunOptions& options) {
-  const char* what = nullptr;
-  if (deck.adaptive) what = "[time] adaptive";
-  if (deck.hasExplicitSteps()) what = "explicit schemes ([time] scheme or schedule)";
-  if (deck.png) what = "[output] png";
-  if (deck.checkpointEvery > 0) what = "[output] checkpoint_every";
-  if (!options.restart.empty()) what = "--restart";
-  if (what)
-    fail(deck.path, ": ", what,
-         " is not available in a run across MPI ranks yet; run it on one process");
-}
-
 /// The deck's process grid ([parallel] ranks) or a balanced one.
 Decomposition decompositionOf(const Deck& deck, int size) {
   if (deck.ranks[0] == 0)
@@ -124,12 +135,54 @@ Decomposition decompositionOf(const Deck& deck, int size) {
   }
 }
 
-/// Sums or maxima over the ranks, in place.
-void reduceOverRanks(double* values, int count, bool max) {
-  const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,
-                                   max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
-  require(status == MPI_SUCCESS, "kfvm run: MPI_Allreduce failed");
-}
+/// The owned cells of every rank gathered to rank 0 in the global cell order: PNG
+/// snapshots and checkpoints of a run across ranks. Which global cells each rank owns is
+/// sent once; then each gather sends only values.
+class CellGather {
+ public:
+  CellGather(const std::vector<long long>& ownedIds, long long numCells, int size)
+      : numCells_(numCells), counts_(std::size_t(size)), offsets_(std::size_t(size)) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    const int mine = int(ownedIds.size());
+    check(MPI_Gather(&mine, 1, MPI_INT, counts_.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+    int total = 0;
+    for (std::size_t r = 0; r < counts_.size(); ++r) {
+      offsets_[r] = total;
+      total += counts_[r];
+    }
+    if (rank_ == 0) {
+      require(total == numCells, "kfvm run: the ranks own ", total,
+              " cells, the grid has ", numCells);
+      ids_.resize(std::size_t(total));
+    }
+    check(MPI_Gatherv(ownedIds.data(), mine, MPI_LONG_LONG, ids_.data(), counts_.data(),
+                      offsets_.data(), MPI_LONG_LONG, 0, MPI_COMM_WORLD));
+  }
+
+  /// The whole grid's values on rank 0 from each rank's owned values (in the order of
+  /// its ownedIds); empty on the other ranks.
+  std::vector<double> toRank0(const std::vector<double>& mine) const {
+    std::vector<double> received(rank_ == 0 ? ids_.size() : 0);
+    check(MPI_Gatherv(mine.data(), int(mine.size()), MPI_DOUBLE, received.data(),
+                      counts_.data(), offsets_.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    if (rank_ != 0) return {};
+    std::vector<double> whole(static_cast<std::size_t>(numCells_));
+    for (std::size_t m = 0; m < ids_.size(); ++m)
+      whole[std::size_t(ids_[m])] = received[m];
+    return whole;
+  }
+
+ private:
+  static void check(int status) {
+    require(status == MPI_SUCCESS,
+            "kfvm run: gathering the fields to rank 0 failed (MPI)");
+  }
+
+  long long numCells_;
+  int rank_ = 0;
+  std::vector<int> counts_, offsets_;
+  std::vector<long long> ids_;  // rank 0: the global cell of each received value
+};
 
 /// Per probe, the local cell holding it on the rank that owns that cell, else -1.
 std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
@@ -172,7 +225,6 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
 void checkAcrossRanks(const Deck& deck) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  refuseUnsupported(deck, RunOptions{});
   (void)decompositionOf(deck, size);
 }
 
@@ -183,7 +235,6 @@ int runDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
   log::setLevel(options.quiet || rank != 0 ? log::Level::Quiet
                 : options.verbose          ? log::Level::Verbose
                                            : log::Level::Normal);
-  refuseUnsupported(deck, options);
   const CartesianGrid grid = gridOf(deck);
   const Decomposition decomposition = decompositionOf(deck, size);
   log::info(
@@ -205,13 +256,18 @@ int runDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
 template <class Problem>
 int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
                const CartesianGrid& grid, int rank, int size) {
-  (void)size;
-  const std::string directory = options.output.empty() ? deck.directory : options.output;
   const Mesh<Space>& mesh = problem.mesh();
   const auto centres = cellCentres(mesh.grid());
   const GhostedBlock& layout = problem.halo().layout();
   auto& fields = problem.fields();
   const std::vector<long long> globalIds = problem.globalIds();
+  // This rank's cells, ghosts too, of values given for the whole grid.
+  const auto scatter = [&globalIds](const std::vector<double>& whole) {
+    std::vector<double> local(globalIds.size());
+    for (std::size_t c = 0; c < local.size(); ++c)
+      local[c] = whole[std::size_t(globalIds[c])];
+    return local;
+  };
   for (const auto& variable : deck.variables) {
     fields.emplace_back(mesh, variable.name);
     const std::string& type = variable.initial.type;
@@ -221,21 +277,21 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
     }
     // Random values are drawn in the global cell order and files hold the whole grid:
     // the same values as one process, whatever the split.
-    const std::vector<double> whole =
+    fields.back().fromHost(scatter(
         type == "file"
             ? readInitialFile(deck, variable)
-            : initialValues(variable.initial, deck.dimension, cellCentres(grid));
-    std::vector<double> local(globalIds.size());
-    for (std::size_t c = 0; c < local.size(); ++c)
-      local[c] = whole[std::size_t(globalIds[c])];
-    fields.back().fromHost(local);
+            : initialValues(variable.initial, deck.dimension, cellCentres(grid))));
   }
   RunRanks ranks;
   ranks.rank = rank;
+  ranks.grid = &grid;
   ranks.reduce = reduceOverRanks;
   std::vector<Real> owned(centres.size());
-  for (std::size_t c = 0; c < owned.size(); ++c)
+  std::vector<long long> ownedIds;  // the global cells this rank owns, in local order
+  for (std::size_t c = 0; c < owned.size(); ++c) {
     owned[c] = layout.isOwned(Ordinal(c)) ? Real(1) : Real(0);
+    if (layout.isOwned(Ordinal(c))) ownedIds.push_back(globalIds[c]);
+  }
   ranks.owned = copyToDevice<Real, Space>(owned, "kfvm::deck::owned");
   ranks.probeCells = probeCellsOf(deck, grid, globalIds, layout);
   const auto& halo = problem.halo();
@@ -244,57 +300,21 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
     for (const auto& field : fields) pointers.push_back(&field);
     writeParallelVtk<Space>(stem, grid, halo, pointers, time);
   };
-  RunOutput output(deck, directory, mesh, fields, OutputResume{}, &ranks);
-  const auto& checked = fields[std::size_t(deck.checkVariable)];
-  const double integral0 = double(integrate(checked, mesh, ranks.owned));
-  double integral0All = integral0;
-  reduceOverRanks(&integral0All, 1, false);
-  double integral = integral0All, now = 0;
-  output.writeVtk(0, 0);
-  int lastStep = 0;
-  bool cut = false;
-  const auto failed = [&](int step, double time, const std::string& reason) {
-    log::error("kfvm run: step %d (t = %.10g) failed: %s", step, time, reason.c_str());
-    return exitSolveFailed;
+  const CellGather gather(ownedIds, grid.numCells(), size);
+  ranks.gather = [&](const CellField<Space>& field) {
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.values());
+    std::vector<double> mine;
+    mine.reserve(ownedIds.size());
+    for (std::size_t c = 0; c < owned.size(); ++c)
+      if (owned[c] > 0) mine.push_back(double(values(c)));
+    return gather.toRank0(mine);
   };
-  if (deck.steady) {
-    const auto report = problem.solveSteady();
-    if (!report.converged) return failed(0, 0, "steady solve: " + report.reason);
-    integral =
-        output.record(0, 0, 0, report, 1)[std::size_t(deck.checkVariable)].integral;
-  } else {
-    TimeSchedule schedule(deck);
-    for (int step = 1; !schedule.finished(step); ++step) {
-      if (options.maxSteps > 0 && step > options.maxSteps) {
-        cut = true;
-        break;
-      }
-      const double dt = schedule.stepDt();
-      DeckProblem& base = problem;  // its step by the scheme's name
-      const StepReport report = base.step(dt, deck.schemeOf(step));
-      if (!report.converged) return failed(step, schedule.time() + dt, report.reason);
-      schedule.advance();
-      now = schedule.time();
-      const auto statistics = output.record(step, now, dt, report, int(deck.totalSteps));
-      for (const auto& s : statistics)
-        if (!std::isfinite(s.integral))
-          return failed(step, now, "a field is no longer finite");
-      integral = statistics[std::size_t(deck.checkVariable)].integral;
-      if (deck.vtkEvery > 0 && step % deck.vtkEvery == 0) output.writeVtk(step, now);
-      lastStep = step;
-    }
-  }
-  if (deck.vtkEvery == 0 || lastStep % deck.vtkEvery != 0) output.writeVtk(lastStep, now);
-  output.finish();
-  if (cut) {
-    if (rank == 0)
-      std::printf(
-          "stopped           after %lld steps (--max-steps), t = %.10g; no "
-          "[check] before the run's end\n",
-          options.maxSteps, now);
-    return exitOk;
-  }
-  return checkResult(deck, checked, centres, now, integral0All, integral, &ranks);
+  ranks.scatter = scatter;
+  ranks.agree = [&deck](const std::string& failure) {
+    Details::agreeOnFailure(MPI_COMM_WORLD, failure, deck.path);
+  };
+  return runProblem(deck, options, RunParts{problem, mesh, centres, &ranks});
 }
 
 }  // namespace kfvm::app

@@ -13,15 +13,15 @@ namespace kfvm::app {
 int mpiWorldSize();
 
 /// runDeck across the ranks of MPI_COMM_WORLD: every rank steps its block
-/// ([parallel] ranks = [px, py, pz], or a balanced split), rank 0 prints and writes the
-/// CSV files, every rank its VTK piece. Refuses, before the run and on every rank,
-/// what is not available across ranks yet (adaptive steps, explicit schemes, PNG
-/// snapshots, checkpoints and restarts). Random and file initial values are the whole
+/// ([parallel] ranks = [px, py, pz], or a balanced split) in the one-process run's loop
+/// (kfvm_RunLoop.hpp: schedules, explicit and adaptive steps, restarts); rank 0 prints
+/// and writes the CSV files, the PNG snapshots and the checkpoints of the gathered
+/// fields, every rank its VTK piece. Random and file initial values are the whole
 /// grid's, taken at each rank's cells: the same start as one process.
 int runDeckAcrossRanks(const Deck& deck, const RunOptions& options);
 
 /// `kfvm check` across ranks: the same checks as on one process, plus the process grid
-/// against the number of ranks and what a run across ranks refuses.
+/// against the number of ranks.
 void checkAcrossRanks(const Deck& deck);
 
 }  // namespace kfvm::app

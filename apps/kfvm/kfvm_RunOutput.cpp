@@ -210,10 +210,20 @@ void RunOutput::writePng(int step) {
   for (std::size_t v = 0; v < fields_.size(); ++v) {
     const std::string name = stepFile(deck_.variables[v].name, step, ".png");
     ++pngs_;
-    const auto values =
-        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_[v].values());
-    writeFieldPng(directory_ + "/" + name, mesh_.grid(),
-                  std::vector<double>(values.data(), values.data() + values.extent(0)));
+    // Across ranks, rank 0 writes the gathered field and every rank learns how it went.
+    std::vector<double> whole;
+    if (ranks_) {
+      whole = ranks_->gather(fields_[v]);
+    } else {
+      const auto values =
+          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_[v].values());
+      whole.assign(values.data(), values.data() + values.extent(0));
+    }
+    onEveryRank(ranks_, [&] {
+      if (writes_)
+        writeFieldPng(directory_ + "/" + name, ranks_ ? *ranks_->grid : mesh_.grid(),
+                      whole);
+    });
     log::debug("wrote %s/%s", directory_.c_str(), name.c_str());
   }
 #else

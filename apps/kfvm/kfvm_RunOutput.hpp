@@ -53,6 +53,8 @@ struct OutputSizes {
 /// are one rank's cells with their ghosts; rank 0 writes the CSV files and prints.
 struct RunRanks {
   int rank = 0;
+  /// The whole grid (the fields are a block of it).
+  const CartesianGrid* grid = nullptr;
   /// Combines values over the ranks in place: sums, or maxima (max = true).
   std::function<void(double* values, int count, bool max)> reduce;
   /// 1 on this rank's owned cells, 0 on ghosts.
@@ -61,7 +63,34 @@ struct RunRanks {
   std::vector<Ordinal> probeCells;
   /// Writes the step's fields as a parallel VTK piece set named stem (collective).
   std::function<void(const std::string& stem, double time)> writeVtk;
+  /// The whole grid's values of a field of this rank's block (the global cell order) on
+  /// rank 0, empty on the others (collective): PNG snapshots and checkpoints.
+  std::function<std::vector<double>(const CellField<DeckSpace>& field)> gather;
+  /// This rank's cells (ghosts too) of values given for the whole grid: a restart.
+  std::function<std::vector<double>(const std::vector<double>& whole)> scatter;
+  /// Every rank calls it with its failure ("" when it succeeded); unless all succeeded,
+  /// every rank throws kfvm::Error (the others naming the failing rank's message), so
+  /// that no rank waits alone in the next collective call.
+  std::function<void(const std::string& failure)> agree;
 };
+
+/// Runs body; across ranks (ranks given) every rank learns whether it failed anywhere
+/// and throws alike (RunRanks::agree). On one process, body's own exception.
+template <class Body>
+void onEveryRank(const RunRanks* ranks, Body&& body) {
+  if (!ranks) {
+    body();
+    return;
+  }
+  std::string failure;
+  try {
+    body();
+  } catch (const std::exception& error) {
+    failure = error.what();
+    if (failure.rfind("kfvm: ", 0) == 0) failure.erase(0, 6);
+  }
+  ranks->agree(failure);
+}
 
 /// The deck's [check] of field (the checked variable) at time: the largest difference
 /// from the exact expression at the cell centres, and the drift of the integral per
@@ -103,11 +132,11 @@ class RunOutput {
   void finish();
   /// True when progress is one line rewritten in place (a terminal, normal level).
   bool rewritesInPlace() const { return terminal_; }
-
- private:
-  /// Statistics of every field: over the owned cells of every rank when distributed.
+  /// Statistics of every field: over the owned cells of every rank when distributed
+  /// (collective).
   std::vector<Statistics> statistics() const;
 
+ private:
   const Deck& deck_;
   const RunRanks* ranks_;  // nullptr: one process
   bool writes_ = true;     // this process writes the files (rank 0)

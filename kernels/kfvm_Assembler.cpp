@@ -87,8 +87,11 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
   if (tvd)
     Details::tvdGradients(equation_, theta, iterate.values(), phiOld.values(), gradient_,
                           gradientOld_);
-  Details::computeFaceWeights(equation_, ownerWeights_, neighbourWeights_,
-                              iterate.values());
+  const FaceWeightInputs inputs = faceWeightInputsOf(equation_);
+  if (!(inputs.numbersOnly && inputs == weightsFrom_))
+    Details::computeFaceWeights(equation_, ownerWeights_, neighbourWeights_,
+                                iterate.values());
+  weightsFrom_ = inputs;
   if (tvd)
     Details::tvdCorrectionFluxes(equation_, theta, iterate.values(), phiOld.values(),
                                  gradient_, gradientOld_, correction_);
@@ -114,6 +117,29 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
                             Details::ExplicitTermArguments<ExecSpace>{
                                 iterate.values(), phiOld.values(), rhs, invDt, values,
                                 diagonalEntries_, diagonal_, explicitGradient_});
+}
+
+template <class ExecSpace>
+bool Assembler<ExecSpace>::FaceWeightInputs::operator==(
+    const FaceWeightInputs& other) const {
+  return numbersOnly == other.numbersOnly && D == other.D &&
+         velocity[0] == other.velocity[0] && velocity[1] == other.velocity[1] &&
+         velocity[2] == other.velocity[2] && convection == other.convection &&
+         scheme == other.scheme;
+}
+
+template <class ExecSpace>
+typename Assembler<ExecSpace>::FaceWeightInputs Assembler<ExecSpace>::faceWeightInputsOf(
+    const Equation<ExecSpace>& equation) {
+  FaceWeightInputs inputs;
+  const auto D = equation.diffusionCoefficient();
+  const auto velocity = equation.convectionVelocity();
+  inputs.numbersOnly = !D.isField() && velocity.normalValues.extent(0) == 0;
+  inputs.D = D.constant;
+  for (int a = 0; a < 3; ++a) inputs.velocity[a] = velocity.vector[a];
+  inputs.convection = equation.hasConvection();
+  inputs.scheme = int(equation.convectionScheme());
+  return inputs;
 }
 
 template <class ExecSpace>

@@ -81,6 +81,19 @@ class Assembler {
   Vector<ExecSpace> diagonal_;
   Real theta_ = 1;
   bool fillsMatrix_ = true;
+  /// What the face weights were last computed from, when that is numbers only: the
+  /// weights depend on D, the convection velocity and scheme and the mesh, so with a
+  /// constant D and velocity (no field, whose values may change in place, and no D(phi))
+  /// assemble() computes them again only when these numbers change.
+  struct FaceWeightInputs {
+    bool numbersOnly = false;
+    Real D = 0, velocity[3] = {0, 0, 0};
+    bool convection = false;
+    int scheme = 0;
+    bool operator==(const FaceWeightInputs& other) const;
+  };
+  static FaceWeightInputs faceWeightInputsOf(const Equation<ExecSpace>& equation);
+  FaceWeightInputs weightsFrom_;  // numbersOnly false: none yet, or fields
 };
 
 }  // namespace kfvm

@@ -412,6 +412,9 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
   if (interior)
     interiorCell_ = 1 + (mesh.dimension() >= 2 ? n[0] : 0) +
                     (mesh.dimension() >= 3 ? Ordinal(n[0]) * n[1] : 0);
+  if (loop_ == StencilLoop::Columns)
+    dotSums_ = BlockReduction<double, ExecSpace>("kfvm::StencilOperator::dotSums",
+                                                 columnTiling(n).items);
 }
 
 template <class ExecSpace>
@@ -522,14 +525,14 @@ void StencilOperator<ExecSpace>::applyAndDot(const Vector<ExecSpace>& x,
   const auto data = stencilData(x, y);
   const auto c = columnTiling(mesh.cellCounts());
   if (uniform_ && mesh.dimension() == 3)
-    Kokkos::parallel_reduce(
-        "kfvm::StencilOperator::applyUniformColumnsAndDot", indexRange(space, c.items),
+    dotSums_.sum(
+        "kfvm::StencilOperator::applyUniformColumnsAndDot", space, c.items,
         Details::StencilUniformColumnsDot<ExecSpace>{{{data, c.tilesI, c.tilesJ}}},
-        Sum(xDotY));
+        xDotY);
   else
-    Kokkos::parallel_reduce(
-        "kfvm::StencilOperator::applyColumnsAndDot", indexRange(space, c.items),
-        Details::StencilColumnsDot<ExecSpace>{{data, c.tilesI, c.tilesJ}}, Sum(xDotY));
+    dotSums_.sum("kfvm::StencilOperator::applyColumnsAndDot", space, c.items,
+                 Details::StencilColumnsDot<ExecSpace>{{data, c.tilesI, c.tilesJ}},
+                 xDotY);
 }
 
 template <class ExecSpace>

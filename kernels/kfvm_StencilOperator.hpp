@@ -2,6 +2,7 @@
 #define KFVM_STENCIL_OPERATOR_HPP
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_BlockReduction.hpp>
 
 #include <array>
 
@@ -75,6 +76,7 @@ class StencilOperator {
 
   const Assembler<ExecSpace>* assembler_;
   StencilLoop loop_;
+  BlockReduction<double, ExecSpace> dotSums_;  // applyAndDot's, with the Columns loop
   bool uniform_ = false;
   Real weights_[3] = {0, 0, 0};
   Ordinal interiorCell_ = -1;

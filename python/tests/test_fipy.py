@@ -133,6 +133,21 @@ CASES = {
         lambda: Grid1D(nx=30, dx=0.1), lambda m, p: -DiffusionTerm((1.0, 1.0)),
         bcs=("left", "right"), dt=1e-2, options_of=lambda m: {"boundaryConditions": (
             fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.7, order=3),)}),
+    # Cell-variable coefficients in the fourth-order term: FiPy's arithmetic face values,
+    # passed to kfvm as face fields; with a second-order part and phi's value conditions,
+    # and with tanh1D's potential conditions (order 2).
+    "fourth-order-cell-coefficients-1d": _case(
+        lambda: Grid1D(nx=30, dx=[0.1] * 15 + [0.05] * 15), lambda m, p: DiffusionTerm(0.3)
+        - DiffusionTerm((CellVariable(mesh=m, value=1.0 + m.x),
+                         CellVariable(mesh=m, value=0.5 + m.x ** 2))),
+        bcs=("left", "right"), dt=1e-3),
+    "cahn-hilliard-cell-mobility-2d": _case(
+        grid2d, lambda m, p: _cahn_hilliard(m, p, CellVariable(mesh=m, value=1.0 + m.x)),
+        dt=1e-4),
+    "fourth-order-cell-kappa-potential-fixed-1d": _case(
+        lambda: Grid1D(nx=40, dx=0.025), lambda m, p: -DiffusionTerm(
+            (1.0, CellVariable(mesh=m, value=0.5 + m.x))), bcs=("left", "right"), dt=1e-3,
+        options_of=_potential_fixed),
     "cahn-hilliard-potential-fixed-1d": _case(
         lambda: Grid1D(nx=40, dx=0.025), _cahn_hilliard, bcs=("left", "right"), dt=1e-3,
         options_of=_potential_fixed),
@@ -289,6 +304,17 @@ def test_other_boundary_conditions_fall_back():
         var=phi, dt=0.1, boundaryConditions=(bc,))
     (row,) = kf.report()
     assert row["where"] == "fipy" and "applies its flux to one" in row["reason"]
+
+
+def test_fourth_order_field_coefficients_with_a_flux_condition_fall_back():
+    mesh = Grid1D(nx=10)
+    phi = CellVariable(mesh=mesh, value=mesh.x)
+    bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.1, order=3)
+    mobility = CellVariable(mesh=mesh, value=1.0 + mesh.x)
+    (TransientTerm() == -DiffusionTerm((mobility, 1.0))).solve(
+        var=phi, dt=1e-3, boundaryConditions=(bc,))
+    (row,) = kf.report()
+    assert row["where"] == "fipy" and "with field coefficients" in row["reason"]
 
 
 def test_ill_posed_fourth_order_sign_falls_back():

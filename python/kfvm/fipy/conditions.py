@@ -145,6 +145,11 @@ def nth_order_conditions(boundary_conditions, translation, grid):
             g.append(value if bc.order == 0 else -fourth[2] * value)
             continue
         D, kappa, inner_sign = fourth
+        if not (D.is_constant and kappa.is_constant):
+            raise Untranslatable("a flux condition (NthOrderBoundaryCondition of order %d) "
+                                 "on a fourth-order term with field coefficients"
+                                 % bc.order)
+        D, kappa = D.constant, kappa.constant
         if bc.order == 3 and D == 0:
             raise Untranslatable("a flux condition on a fourth-order term of zero mobility")
         derived = bc._getDerivative(bc.order - 1)  # FiPy's own FixedFlux, cached in bc

@@ -52,7 +52,13 @@ class _Compiled(DeviceCopies):
                                    t.explicit_boundary)
         if t.fourth is not None:
             D, kappa, _ = t.fourth
-            cpp.higher_order_diffusion(D, kappa, _kfvm.Polynomial([0.0]))
+            if D.is_constant and kappa.is_constant:
+                cpp.higher_order_diffusion(D.constant, kappa.constant,
+                                           _kfvm.Polynomial([0.0]))
+            else:  # FiPy's face values of both, refreshed at every call
+                cpp.higher_order_diffusion(
+                    coefficient("D4", D, module.FaceField),
+                    coefficient("kappa4", kappa, module.FaceField), _kfvm.Polynomial([0.0]))
         if not (t.implicit.is_constant and t.implicit.constant == 0):
             cpp.implicit_source(coefficient("c", t.implicit, module.CellField),
                                 t.implicit_form)
@@ -93,9 +99,11 @@ class _Compiled(DeviceCopies):
 
     def refresh(self, translation):
         t = translation
+        fourth = t.fourth or (None, None, None)
         for name, value in (("rho", t.rho), ("D", t.D), ("c", t.implicit),
                             ("s", t.source), ("u", t.velocity), ("De", t.explicit_D),
-                            ("ue", t.explicit_velocity)):
+                            ("ue", t.explicit_velocity), ("D4", fourth[0]),
+                            ("kappa4", fourth[1])):
             if name in self.fields:
                 self.upload(name, value.array)
 

@@ -314,7 +314,10 @@ class Translation:
             self.has_transient, self.scheme, sigma,
             tuple(_signature_of(v) for v in (self.rho, self.D, self.implicit, self.source)),
             None if self.velocity is None else _signature_of(self.velocity),
-            self.D_sign, self.fourth, self.implicit_form,
+            self.D_sign,
+            None if self.fourth is None else
+            (_signature_of(self.fourth[0]), _signature_of(self.fourth[1]), self.fourth[2]),
+            self.implicit_form,
             (_signature_of(self.explicit_D), self.explicit_boundary)
             if self.has_explicit_diffusion else None,
             None if self.explicit_velocity is None else
@@ -322,30 +325,47 @@ class Translation:
              self.gradient_boundary))
 
     # -- coefficients ------------------------------------------------------------------
-    @staticmethod
-    def _fourth_order(leaves_of_order_4, sigma):
+    def _fourth_order(self, leaves_of_order_4, sigma):
         """FiPy's DiffusionTerm(coeff=(c1, c2)), div(c1 grad div(c2 grad phi)) on the
         left of FiPy's '= 0', as kfvm's higherOrderDiffusion(D, kappa): the term
         div(D grad mu), mu = -div(kappa grad phi), on the right of kfvm's form, so
-        D kappa = sigma c1 c2 with D, kappa >= 0. Returns (D, kappa, sign of c2) or None."""
+        D kappa = sigma c1 c2 with D, kappa >= 0. Numbers stay numbers; otherwise D and
+        kappa are FiPy's own face values of the two (a CellVariable's arithmeticFaceValue)
+        in kfvm's face order. Returns (D, kappa, sign of c2), D and kappa Values, or
+        None."""
         if not leaves_of_order_4:
             return None
         if len(leaves_of_order_4) > 1:
             raise Untranslatable("it has %d fourth-order DiffusionTerms (kfvm takes one)"
                                  % len(leaves_of_order_4))
         leaf = leaves_of_order_4[0]
-        c1, c2 = (_evaluate(c, 0, "a fourth-order DiffusionTerm's coefficient")
-                  for c in leaf.coeff)
-        if not (c1.is_constant and c2.is_constant):
-            raise Untranslatable("a fourth-order DiffusionTerm's coefficients are not "
-                                 "numbers (kfvm's higher-order term takes constants)")
-        c1, c2 = c1.constant, c2.constant
-        inner_sign = 1.0 if c2 >= 0 else -1.0
-        D, kappa = inner_sign * sigma * c1, inner_sign * c2
-        if D < 0:
+        what = "a fourth-order DiffusionTerm's coefficient"
+        if all(_np.size(getattr(c, "value", c)) == 1 for c in leaf.coeff):
+            c1, c2 = (_evaluate(c, 0, what).constant for c in leaf.coeff)
+            inner_sign = 1.0 if c2 >= 0 else -1.0
+            D, kappa = inner_sign * sigma * c1, inner_sign * c2
+            if D < 0:
+                raise Untranslatable("its fourth-order DiffusionTerm has the ill-posed "
+                                     "sign (+div(grad div(grad phi)) against the time "
+                                     "derivative)")
+            return (Value(constant=D), Value(constant=kappa), inner_sign)
+        faces = self.grid.kfvm.numberOfFaces
+
+        def on_faces(coefficient):  # FiPy's face values: an array, or one value
+            value = _evaluate(coefficient, faces, what + " on the faces")
+            return value.array if value.array is not None else _np.full(faces, value.constant)
+        outer = on_faces(leaf.nthCoeff)
+        inner = on_faces(leaf.lowerOrderDiffusionTerm.nthCoeff)
+        if _np.any(inner > 0) and _np.any(inner < 0):
+            raise Untranslatable("its fourth-order DiffusionTerm's inner coefficient "
+                                 "changes sign")
+        inner_sign = -1.0 if _np.any(inner < 0) else 1.0
+        D, kappa = inner_sign * sigma * outer, inner_sign * inner
+        if _np.any(D < 0):
             raise Untranslatable("its fourth-order DiffusionTerm has the ill-posed sign "
                                  "(+div(grad div(grad phi)) against the time derivative)")
-        return (D, kappa, inner_sign)
+        return (Value(array=self.grid.faces_to_kfvm(_np.array(D))),
+                Value(array=self.grid.faces_to_kfvm(_np.array(kappa))), inner_sign)
 
     def _check_signs(self, var):
         rho = self.rho.constant if self.rho.is_constant else self.rho.array

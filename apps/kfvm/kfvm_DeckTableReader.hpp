@@ -208,6 +208,9 @@ struct InitialCondition;
 /// A variable's `initial` table.
 void readInitial(TableReader& initial, InitialCondition& condition, int dimension);
 
+/// [time] (kfvm_DeckTime.cpp).
+void readTime(TableReader& time, Deck& deck);
+
 /// [variable] or [[variable]] (kfvm_DeckVariables.cpp); every deck has one or more.
 void readVariables(TableReader& top, Deck& deck);
 

@@ -19,8 +19,7 @@ namespace {
 
 using Handle = Details::Hdf5Handle;
 
-/// The "format" attribute: what the file is, and the version of its layout.
-constexpr const char* checkpointFormat = "kfvm distributed checkpoint 1";
+constexpr const char* checkpointFormat = distributedCheckpointFormat;
 
 /// The ranks of a checkpoint's write or read, agreeing on every step. A rank that fails
 /// does not go on to the next collective HDF5 call while the others wait in it: every
@@ -118,10 +117,23 @@ void checkFields(const std::vector<Field*>& fields, const GhostedBlock& layout, 
             " cells of rank ", rank, "'s ghosted block");
 }
 
+/// The attributes every checkpoint has; DistributedCheckpointInfo's others are extras.
+bool isStandardAttribute(const std::string& name) {
+  return name == "format" || name == "step" || name == "time" || name == "cells";
+}
+
 void checkInfo(const DistributedCheckpointInfo& info, const std::string& path) {
   require(info.step >= 0, "checkpoint '", path, "': step must be >= 0, got ", info.step);
   require(std::isfinite(info.time) && info.time >= 0, "checkpoint '", path,
           "': time must be finite and >= 0, got ", info.time);
+  for (const auto& [name, values] : info.numbers)
+    require(!isStandardAttribute(name) && !name.empty() && !values.empty() &&
+                !info.texts.count(name),
+            "checkpoint '", path, "': attribute '", name,
+            "' is empty, one of format, step, time and cells, or given twice");
+  for (const auto& [name, text] : info.texts)
+    require(!isStandardAttribute(name) && !name.empty(), "checkpoint '", path,
+            "': attribute '", name, "' is one of format, step, time and cells");
 }
 
 /// A file access list for every rank of the communicator: the MPI-IO driver.
@@ -180,14 +192,60 @@ void readAttribute(hid_t file, const char* name, H5T_class_t typeClass, hid_t me
   all.close(attribute, "attribute ", name);
 }
 
-/// A fixed-length C string type of the format's length, its terminating zero included.
-hid_t formatType() {
+/// A fixed-length C string type of length characters and the terminating zero.
+hid_t textType(std::size_t length) {
   const hid_t type = H5Tcopy(H5T_C_S1);
-  if (type >= 0 && H5Tset_size(type, std::strlen(checkpointFormat) + 1) < 0) {
+  if (type >= 0 && H5Tset_size(type, length + 1) < 0) {
     H5Tclose(type);
     return -1;
   }
   return type;
+}
+
+/// The format's string type, its terminating zero included.
+hid_t formatType() {
+  return textType(std::strlen(checkpointFormat));
+}
+
+/// The names of a file's attributes, in HDF5's order.
+herr_t collectName(hid_t, const char* name, const H5A_info_t*, void* names) {
+  static_cast<std::vector<std::string>*>(names)->push_back(name);
+  return 0;
+}
+
+/// Every attribute besides format, step, time and cells into info's numbers (numeric
+/// attributes, as doubles) and texts (strings).
+void readExtras(hid_t file, DistributedCheckpointInfo& info, const Collective& all) {
+  std::vector<std::string> names;
+  all.check(
+      H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names) >= 0,
+      "cannot list its attributes (HDF5)");
+  for (const std::string& name : names) {
+    if (isStandardAttribute(name)) continue;
+    Handle attribute(H5Aopen(file, name.c_str(), H5P_DEFAULT), H5Aclose);
+    all.check(attribute.valid(), "cannot open attribute ", name, " (HDF5)");
+    Handle space(H5Aget_space(attribute.get()), H5Sclose);
+    Handle type(H5Aget_type(attribute.get()), H5Tclose);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    const H5T_class_t kind = type.valid() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
+    const bool text = kind == H5T_STRING && H5Tis_variable_str(type.get()) == 0 && n == 1;
+    all.check(text || ((kind == H5T_FLOAT || kind == H5T_INTEGER) && n >= 1),
+              "attribute ", name, " is neither numbers nor a text");
+    if (text) {
+      std::string value(H5Tget_size(type.get()), '\0');
+      all.check(H5Aread(attribute.get(), type.get(), value.data()) >= 0,
+                "cannot read attribute ", name, " (HDF5)");
+      info.texts[name] = value.substr(0, value.find('\0'));
+    } else {
+      std::vector<double> values(static_cast<std::size_t>(n));
+      all.check(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, values.data()) >= 0,
+                "cannot read attribute ", name, " (HDF5)");
+      info.numbers[name] = values;
+    }
+    all.close(type, "the type of attribute ", name);
+    all.close(space, "the space of attribute ", name);
+    all.close(attribute, "attribute ", name);
+  }
 }
 
 /// Opens the checkpoint file on every rank, reads and checks its attributes, and gives
@@ -228,6 +286,7 @@ DistributedCheckpointInfo readCheckpointFile(const std::string& file,
   const auto& n = decomposition.cells();
   all.check(c == n, "it holds ", c[0], " x ", c[1], " x ", c[2],
             " cells, the decomposition ", n[0], " x ", n[1], " x ", n[2]);
+  readExtras(h5.get(), info, all);
   const hsize_t dims[3] = {hsize_t(n[2]), hsize_t(n[1]), hsize_t(n[0])};
   const Slab slab(decomposition.block(halo.rank()));
   Handle transfer = collectiveTransfer(all);
@@ -322,6 +381,15 @@ void writeCheckpointFile(const std::string& temporary,
   writeAttribute(h5.get(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, &step, 1, all);
   writeAttribute(h5.get(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time, 1, all);
   writeAttribute(h5.get(), "cells", H5T_STD_I32LE, H5T_NATIVE_INT, cells.data(), 3, all);
+  for (const auto& [name, values] : info.numbers)
+    writeAttribute(h5.get(), name.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                   values.data(), hsize_t(values.size()), all);
+  for (const auto& [name, text] : info.texts) {
+    Handle type(textType(text.size()), H5Tclose);
+    all.check(type.valid(), "cannot make a string type (HDF5)");
+    writeAttribute(h5.get(), name.c_str(), type.get(), type.get(), text.c_str(), 1, all);
+    all.close(type, "a string type");
+  }
   // HDF5 writes what it still holds when the file is closed: this close is a write.
   all.close(h5, "'", temporary, "' (its last writes)");
   all.close(creation, "a file creation property list");
@@ -357,8 +425,10 @@ void writeDistributedCheckpoint(const std::string& path,
                   "checkpoint '", path, "': dataset ", names[f], " of '", temporary,
                   "' reads back other values than were written");
         });
-    all.check(stored.step == info.step && stored.time == info.time, "'", temporary,
-              "' reads back another step or time than was written");
+    all.check(stored.step == info.step && stored.time == info.time &&
+                  stored.numbers == info.numbers && stored.texts == info.texts,
+              "'", temporary,
+              "' reads back another step, time or attribute than was written");
     all.onRank0([&] { commitFile(temporary, path); });
   } catch (const Error&) {
     // Every rank is here, its handles closed: the previous checkpoint at path is as it

@@ -4,16 +4,28 @@
 #include <kfvm_Field.hpp>
 #include <kfvm_HaloExchange.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kfvm {
+
+/// The "format" attribute of a distributed checkpoint: what the file is, and the version
+/// of its layout.
+inline constexpr const char* distributedCheckpointFormat =
+    "kfvm distributed checkpoint 1";
 
 /// What a distributed checkpoint holds besides the fields.
 struct DistributedCheckpointInfo {
   long long step = 0;
   double time = 0;
   std::array<int, 3> cells{1, 1, 1};
+  /// More attributes of the file, by name (not format, step, time or cells): numbers
+  /// (one or more doubles) and texts. Written as given, which must be the same on every
+  /// rank; read back, every attribute besides the four, numbers of any numeric type as
+  /// doubles.
+  std::map<std::string, std::vector<double>> numbers;
+  std::map<std::string, std::string> texts;
 };
 
 /// Writes the owned cells of ghosted fields (the halo's GhostedBlock layout) into one

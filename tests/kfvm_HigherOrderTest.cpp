@@ -128,8 +128,8 @@ TEST(HigherOrder, ConstantCellCoefficientsEqualTheNumbers) {
   double scale = 0, worst = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
     for (std::size_t j = 0; j < a.size(); ++j) {
-      scale = std::max(scale, std::abs(a[i][j]));
-      worst = std::max(worst, std::abs(a[i][j] - b[i][j]));
+      scale = std::max(scale, std::abs(double(a[i][j])));
+      worst = std::max(worst, std::abs(double(a[i][j]) - double(b[i][j])));
     }
   EXPECT_GT(scale, 1.0);
   EXPECT_LT(worst, tolerance(1e-13) * scale);

@@ -54,7 +54,9 @@ def restarts(args, work, flags):
     launch = {1: [args.kfvm]}
     for n in (2, 4):
         launch[n] = [args.mpiexec, "-n", str(n)] + flags + [args.kfvm]
-    for name in args.restart_decks.split(",") if args.restart_decks else []:
+    for entry in args.restart_decks.split(",") if args.restart_decks else []:
+        name, _, steps = entry.partition("@")  # name@N: stop after N steps
+        stop_after = int(steps) if steps else args.stop_after
         deck = os.path.join(args.decks, name + ".toml")
         whole = os.path.join(work, name + "-whole")
         full = run([args.kfvm, "run", deck, "--output", whole, "-q"])
@@ -62,12 +64,17 @@ def restarts(args, work, flags):
             what = "%s stopped on %d and restarted on %d" % (name, first, second)
             out = os.path.join(work, "%s-restart-%d-%d" % (name, first, second))
             stop = run(launch[first] + ["run", deck, "--output", out, "-q", "--max-steps",
-                                        str(args.stop_after)], timeout=1200)
+                                        str(stop_after)], timeout=1200)
             checkpoint = os.path.join(out, "checkpoint.h5")
             if stop.returncode != 0 or not os.path.exists(checkpoint):
                 failures.append("%s: the first part exit %d, checkpoint %s\n%s" % (
                     what, stop.returncode, os.path.exists(checkpoint), stop.stderr[-1000:]))
                 continue
+            # Ranks write their blocks together (parallel HDF5); one process its own kind.
+            together = b"kfvm distributed checkpoint" in open(checkpoint, "rb").read()
+            if together != (first > 1):
+                failures.append("%s: the checkpoint of %d ranks is %s" % (
+                    what, first, "a distributed one" if together else "one process's"))
             go_on = run(launch[second] + ["run", deck, "--output", out, "-q", "--restart",
                                           checkpoint], timeout=1200)
             if go_on.returncode != full.returncode:
@@ -87,7 +94,7 @@ def restarts(args, work, flags):
         with open(damaged, "w") as f:
             f.write("not a checkpoint")
         for what, command, words in [
-                ("an unwritable checkpoint", ["--output", blocked], "no checkpoint was written"),
+                ("an unwritable checkpoint", ["--output", blocked], "cannot create"),
                 ("a damaged checkpoint", ["--restart", damaged], "not a sealed kfvm checkpoint")]:
             fault = run(launch[2] + ["run", deck, "-q"] + command, timeout=300)
             if fault.returncode != 1 or fault.stderr.count(words) != 2:
@@ -107,7 +114,7 @@ def main():
                              "over the run's steps)")
     parser.add_argument("--restart-decks", default="",
                         help="comma-separated decks with checkpoint_every to restart across "
-                             "rank counts")
+                             "rank counts (name@N: stopped after N steps, else --stop-after)")
     parser.add_argument("--stop-after", type=int, default=20,
                         help="steps before the restart (a multiple of checkpoint_every)")
     parser.add_argument("names", nargs="*")

@@ -22,6 +22,11 @@ using Handle = Details::Hdf5Handle;
 
 // 2: sealed, with fingerprint and CSV sizes; 3: with the adaptive controller's history
 constexpr long long checkpointFormat = 3;
+/// The format of a run's checkpoint written by its ranks together
+/// (writeDistributedCheckpoint in kfvm_DistributedCheckpoint.hpp, whose format attribute
+/// is this text): the same attributes, the CSV sizes as doubles, and each variable shaped
+/// like the grid.
+constexpr const char* acrossRanksFormat = "kfvm distributed checkpoint 1";
 
 void quietHdf5() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -76,6 +81,16 @@ std::string readText(hid_t file, const char* name, const std::string& path) {
   require(H5Aread(attribute.get(), type.get(), text.data()) >= 0, "checkpoint '", path,
           "': cannot read attribute ", name);
   return text.substr(0, text.find('\0'));
+}
+
+/// True when the format attribute is a text (a checkpoint written across ranks), false
+/// when it is a number (one process).
+bool formatIsText(hid_t file, const std::string& path) {
+  Handle attribute(H5Aopen(file, "format", H5P_DEFAULT), H5Aclose);
+  require(attribute.valid(), "checkpoint '", path, "' has no attribute format");
+  Handle type(H5Aget_type(attribute.get()), H5Tclose);
+  require(type.valid(), "checkpoint '", path, "': cannot read the type of its format");
+  return H5Tget_class(type.get()) == H5T_STRING;
 }
 
 /// The same checkpoint, bit for bit (the read back of a written one).
@@ -178,16 +193,32 @@ void writeCheckpoint(const std::string& path, const CheckpointState& state) {
   commitFile(temporary, path);
 }
 
+bool writtenAcrossRanks(const std::string& path) {
+  quietHdf5();
+  verifySealedFile(path);
+  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  require(file.valid(), "cannot open checkpoint '", path, "' (missing or not HDF5)");
+  return formatIsText(file.get(), path);
+}
+
 CheckpointState readCheckpoint(const std::string& path) {
   quietHdf5();
   verifySealedFile(path);
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   require(file.valid(), "cannot open checkpoint '", path, "' (missing or not HDF5)");
   CheckpointState state;
-  long long format = 0, step = 0;
-  readAttribute(file.get(), "format", H5T_NATIVE_LLONG, &format, 1, path);
-  require(format == checkpointFormat, "checkpoint '", path, "' has format ", format,
-          ", this kfvm reads format ", checkpointFormat);
+  long long step = 0;
+  if (!formatIsText(file.get(), path)) {
+    long long format = 0;
+    readAttribute(file.get(), "format", H5T_NATIVE_LLONG, &format, 1, path);
+    require(format == checkpointFormat, "checkpoint '", path, "' has format ", format,
+            ", this kfvm reads format ", checkpointFormat);
+  } else {
+    const std::string format = readText(file.get(), "format", path);
+    require(format == acrossRanksFormat, "checkpoint '", path, "' has format '", format,
+            "', this kfvm reads format ", checkpointFormat, " and '", acrossRanksFormat,
+            "'");
+  }
   readAttribute(file.get(), "step", H5T_NATIVE_LLONG, &step, 1, path);
   require(step >= 0 && step <= 2147483647LL, "checkpoint '", path, "': step ", step,
           " is out of range");
@@ -208,13 +239,16 @@ CheckpointState readCheckpoint(const std::string& path) {
   for (int a = 0; a < 3; ++a)
     require(state.cells[a] >= 1, "checkpoint '", path, "': cells ", state.cells[0], " x ",
             state.cells[1], " x ", state.cells[2], " is not a mesh");
-  readAttribute(file.get(), "series_bytes", H5T_NATIVE_LLONG, &state.seriesBytes, 1,
-                path);
-  readAttribute(file.get(), "probes_bytes", H5T_NATIVE_LLONG, &state.probesBytes, 1,
-                path);
-  require(state.seriesBytes >= -1 && state.probesBytes >= -1, "checkpoint '", path,
-          "': CSV sizes ", state.seriesBytes, " and ", state.probesBytes,
+  // Integers in a one-process checkpoint, doubles in one written across ranks.
+  double sizes[2] = {0, 0};
+  readAttribute(file.get(), "series_bytes", H5T_NATIVE_DOUBLE, &sizes[0], 1, path);
+  readAttribute(file.get(), "probes_bytes", H5T_NATIVE_DOUBLE, &sizes[1], 1, path);
+  require(sizes[0] >= -1 && sizes[1] >= -1 && sizes[0] < 9e15 && sizes[1] < 9e15 &&
+              sizes[0] == std::floor(sizes[0]) && sizes[1] == std::floor(sizes[1]),
+          "checkpoint '", path, "': CSV sizes ", sizes[0], " and ", sizes[1],
           " are out of range");
+  state.seriesBytes = (long long)sizes[0];
+  state.probesBytes = (long long)sizes[1];
   state.fingerprint = readText(file.get(), "fingerprint", path);
   const std::string names = readText(file.get(), "variables", path);
   for (std::size_t begin = 0; begin <= names.size();) {
@@ -246,6 +280,11 @@ namespace kfvm::app {
 
 void writeCheckpoint(const std::string& path, const CheckpointState&) {
   fail("cannot write checkpoint '", path,
+       "': this kfvm was built without HDF5 (Debian: libhdf5-openmpi-dev)");
+}
+
+bool writtenAcrossRanks(const std::string& path) {
+  fail("cannot read checkpoint '", path,
        "': this kfvm was built without HDF5 (Debian: libhdf5-openmpi-dev)");
 }
 

@@ -43,7 +43,14 @@ void writeCheckpoint(const std::string& path, const CheckpointState& state);
 /// Reads a checkpoint: the seal is verified before HDF5 reads the file, then every
 /// attribute is checked (finite time >= 0, dt > 0, step >= 0, cells >= 1, the datasets'
 /// sizes); throws kfvm::Error naming the file and what is missing, damaged or wrong.
+/// Reads those a run across ranks wrote too (writtenAcrossRanks): the same attributes,
+/// each variable shaped like the grid (read here in the same cell order).
 CheckpointState readCheckpoint(const std::string& path);
+
+/// True when the ranks of a run wrote the checkpoint together (parallel HDF5: a
+/// distributed checkpoint of kfvm_DistributedCheckpoint.hpp with the attributes above),
+/// false for one process's; the seal is verified first.
+bool writtenAcrossRanks(const std::string& path);
 
 }  // namespace kfvm::app
 

@@ -2,9 +2,10 @@
 // of the grid (DistributedSystem for one [equation], DistributedCoupledSystem for
 // [[equation]] tables) in the one-process run's loop (kfvm_RunLoop.cpp), which gets
 // from here what differs across ranks: reductions over the ranks, the parallel VTK
-// file set, and the fields gathered to rank 0 (PNG snapshots, checkpoints) or taken
-// from the whole grid's values (initial values, restarts).
+// file set and checkpoints, the fields gathered to rank 0 (PNG snapshots) or taken from
+// the whole grid's values (initial values, one-process checkpoints).
 #include "kfvm_DistributedRun.hpp"
+#include "kfvm_Checkpoint.hpp"
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
@@ -15,6 +16,7 @@
 #include "kfvm_RunOutput.hpp"
 
 #include <kfvm_CollectiveFailure.hpp>
+#include <kfvm_DistributedCheckpoint.hpp>
 #include <kfvm_DistributedCoupledSystem.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_ParallelVtk.hpp>
@@ -72,7 +74,8 @@ class DistributedScalarProblem : public DeckProblem {
     return stepExplicitly(*explicit_, fields_[0], dt, scheme, Real(-negative));
   }
   const Mesh<Space>& mesh() const { return system_.localMesh(); }
-  const HaloExchange<Space>& halo() { return system_.halo(); }
+  /// Exchanges one field's ghosts (checkpoints) and lays out the block (output).
+  HaloExchange<Space>& fieldHalo() { return system_.halo(); }
   std::vector<long long> globalIds() const { return system_.localGlobalIds(); }
 
  private:
@@ -95,7 +98,8 @@ class DistributedCoupledProblem : public DeckProblem {
  public:
   DistributedCoupledProblem(const Deck& deck, const CartesianGrid& grid,
                             const Decomposition& decomposition, MPI_Comm comm)
-      : system_(grid, decomposition, comm, deck.numVariables()) {
+      : system_(grid, decomposition, comm, deck.numVariables()),
+        fieldHalo_(decomposition, comm) {
     CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
     buildCoupledSystem(deck, part, [this](Patch p) { return system_.isPhysical(p); });
     system_.setSystem(part, makeLinearSolver<Space>(deck.solver, deck.solverParameters));
@@ -110,11 +114,14 @@ class DistributedCoupledProblem : public DeckProblem {
     fail("deck: explicit scheme ", scheme, " in a coupled deck (refused before the run)");
   }
   const Mesh<Space>& mesh() const { return system_.localMesh(); }
-  const HaloExchange<Space>& halo() const { return system_.halo(); }
+  /// The system's exchange carries every variable interleaved; fields one at a time
+  /// (checkpoints, output) take this one, of one layer as the system's.
+  HaloExchange<Space>& fieldHalo() { return fieldHalo_; }
   std::vector<long long> globalIds() const { return system_.localGlobalIds(); }
 
  private:
   DistributedCoupledSystem<Space> system_;
+  HaloExchange<Space> fieldHalo_;
 };
 
 /// The deck's process grid ([parallel] ranks) or a balanced one.
@@ -136,7 +143,7 @@ Decomposition decompositionOf(const Deck& deck, int size) {
 }
 
 /// The owned cells of every rank gathered to rank 0 in the global cell order: PNG
-/// snapshots and checkpoints of a run across ranks. Which global cells each rank owns is
+/// snapshots of a run across ranks. Which global cells each rank owns is
 /// sent once; then each gather sends only values.
 class CellGather {
  public:
@@ -183,6 +190,66 @@ class CellGather {
   std::vector<int> counts_, offsets_;
   std::vector<long long> ids_;  // rank 0: the global cell of each received value
 };
+
+#ifdef KFVM_HAVE_PARALLEL_HDF5
+/// A deck checkpoint's attributes as a distributed checkpoint's (kfvm_Checkpoint.hpp
+/// reads them back on one process too). The CSV sizes are rank 0's, who writes the
+/// files: the same numbers on every rank, as parallel HDF5 needs.
+DistributedCheckpointInfo infoOf(const CheckpointState& state) {
+  DistributedCheckpointInfo info{state.step, state.time, state.cells};
+  double sizes[2] = {double(state.seriesBytes), double(state.probesBytes)};
+  reduceOverRanks(sizes, 2, true);  // -1 on the other ranks
+  info.numbers["dt"] = {state.dt};
+  info.numbers["error_history"] = {state.errorHistory[0], state.errorHistory[1]};
+  info.numbers["series_bytes"] = {sizes[0]};
+  info.numbers["probes_bytes"] = {sizes[1]};
+  std::string names;
+  for (const auto& name : state.variables) names += (names.empty() ? "" : ",") + name;
+  info.texts["variables"] = names;
+  info.texts["fingerprint"] = state.fingerprint;
+  return info;
+}
+
+/// A distributed checkpoint's attributes as a deck checkpoint's (its values are in the
+/// fields already); throws naming the file when one is missing or out of range.
+CheckpointState stateOf(const DistributedCheckpointInfo& info, const std::string& path) {
+  const auto number = [&](const char* name, std::size_t count) {
+    const auto found = info.numbers.find(name);
+    require(found != info.numbers.end() && found->second.size() == count, "checkpoint '",
+            path, "' has no attribute ", name, " of ", count, " numbers");
+    return found->second;
+  };
+  const auto text = [&](const char* name) {
+    const auto found = info.texts.find(name);
+    require(found != info.texts.end(), "checkpoint '", path, "' has no attribute ", name);
+    return found->second;
+  };
+  CheckpointState state;
+  require(info.step <= 2147483647LL, "checkpoint '", path, "': step ", info.step,
+          " is out of range");
+  state.step = int(info.step);
+  state.time = info.time;
+  state.cells = info.cells;
+  state.dt = number("dt", 1)[0];
+  const auto history = number("error_history", 2);
+  state.errorHistory = {history[0], history[1]};
+  state.seriesBytes = (long long)number("series_bytes", 1)[0];
+  state.probesBytes = (long long)number("probes_bytes", 1)[0];
+  require(std::isfinite(state.dt) && state.dt > 0 && state.seriesBytes >= -1 &&
+              state.probesBytes >= -1 && history[0] > 0 && history[1] > 0,
+          "checkpoint '", path, "': dt ", state.dt, ", error history ", history[0], ", ",
+          history[1], " or CSV sizes ", state.seriesBytes, ", ", state.probesBytes,
+          " out of range");
+  state.fingerprint = text("fingerprint");
+  const std::string names = text("variables");
+  for (std::size_t begin = 0; begin <= names.size();) {
+    const std::size_t end = std::min(names.find(',', begin), names.size());
+    state.variables.push_back(names.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return state;
+}
+#endif
 
 /// Per probe, the local cell holding it on the rank that owns that cell, else -1.
 std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
@@ -258,7 +325,8 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
                const CartesianGrid& grid, int rank, int size) {
   const Mesh<Space>& mesh = problem.mesh();
   const auto centres = cellCentres(mesh.grid());
-  const GhostedBlock& layout = problem.halo().layout();
+  HaloExchange<Space>& halo = problem.fieldHalo();
+  const GhostedBlock& layout = halo.layout();
   auto& fields = problem.fields();
   const std::vector<long long> globalIds = problem.globalIds();
   // This rank's cells, ghosts too, of values given for the whole grid.
@@ -294,11 +362,42 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
   }
   ranks.owned = copyToDevice<Real, Space>(owned, "kfvm::deck::owned");
   ranks.probeCells = probeCellsOf(deck, grid, globalIds, layout);
-  const auto& halo = problem.halo();
+  std::vector<const CellField<Space>*> pointers;
+  std::vector<CellField<Space>*> writable;
+  for (auto& field : fields) {
+    pointers.push_back(&field);
+    writable.push_back(&field);
+  }
   ranks.writeVtk = [&](const std::string& stem, double time) {
-    std::vector<const CellField<Space>*> pointers;
-    for (const auto& field : fields) pointers.push_back(&field);
     writeParallelVtk<Space>(stem, grid, halo, pointers, time);
+  };
+#ifdef KFVM_HAVE_PARALLEL_HDF5
+  ranks.writeCheckpoint = [&](const std::string& path, const CheckpointState& state) {
+    writeDistributedCheckpoint<Space>(path, halo, pointers, infoOf(state));
+  };
+#else
+  ranks.writeCheckpoint = [](const std::string& path, const CheckpointState&) {
+    fail("cannot write checkpoint '", path,
+         "' across ranks: this kfvm was built without parallel HDF5 (Debian: "
+         "libhdf5-openmpi-dev)");
+  };
+#endif
+  ranks.readCheckpoint = [&](const std::string& path) {
+    if (!writtenAcrossRanks(path)) {  // one process's: every rank takes its cells
+      CheckpointState state = readCheckpoint(path);
+      require(state.values.size() == fields.size(), "checkpoint '", path, "' holds ",
+              state.values.size(), " variables, the deck ", fields.size());
+      for (std::size_t v = 0; v < fields.size(); ++v)
+        fields[v].fromHost(scatter(state.values[v]));
+      state.values.clear();
+      return state;
+    }
+#ifdef KFVM_HAVE_PARALLEL_HDF5
+    return stateOf(readDistributedCheckpoint<Space>(path, halo, writable), path);
+#else
+    fail("cannot read checkpoint '", path,
+         "' across ranks: this kfvm was built without parallel HDF5");
+#endif
   };
   const CellGather gather(ownedIds, grid.numCells(), size);
   ranks.gather = [&](const CellField<Space>& field) {
@@ -310,7 +409,6 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
       if (owned[c] > 0) mine.push_back(double(values(c)));
     return gather.toRank0(mine);
   };
-  ranks.scatter = scatter;
   ranks.agree = [&deck](const std::string& failure) {
     Details::agreeOnFailure(MPI_COMM_WORLD, failure, deck.path);
   };

@@ -15,9 +15,10 @@ int mpiWorldSize();
 /// runDeck across the ranks of MPI_COMM_WORLD: every rank steps its block
 /// ([parallel] ranks = [px, py, pz], or a balanced split) in the one-process run's loop
 /// (kfvm_RunLoop.hpp: schedules, explicit and adaptive steps, restarts); rank 0 prints
-/// and writes the CSV files, the PNG snapshots and the checkpoints of the gathered
-/// fields, every rank its VTK piece. Random and file initial values are the whole
-/// grid's, taken at each rank's cells: the same start as one process.
+/// and writes the CSV files and the PNG snapshots of the gathered fields, every rank its
+/// VTK piece and its block of the checkpoints (parallel HDF5). Random and file initial
+/// values are the whole grid's, taken at each rank's cells: the same start as one
+/// process.
 int runDeckAcrossRanks(const Deck& deck, const RunOptions& options);
 
 /// `kfvm check` across ranks: the same checks as on one process, plus the process grid

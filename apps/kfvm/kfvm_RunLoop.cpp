@@ -42,8 +42,7 @@ void requireFinite(const Deck& deck, const std::vector<CellField<Space>>& fields
 }
 
 /// The checkpoint after `step` at `time`, with the next step's dt and the adaptive
-/// controller's error history. Across ranks the values are gathered to rank 0 (the
-/// others' state holds none).
+/// controller's error history; across ranks without values (each rank writes its block).
 CheckpointState checkpointOf(const Deck& deck,
                              const std::vector<CellField<Space>>& fields,
                              const RunRanks* ranks, int step, double time, double dt,
@@ -60,10 +59,7 @@ CheckpointState checkpointOf(const Deck& deck,
   state.probesBytes = sizes.probesBytes;
   for (std::size_t v = 0; v < fields.size(); ++v) {
     state.variables.push_back(deck.variables[v].name);
-    if (ranks) {
-      state.values.push_back(ranks->gather(fields[v]));
-      continue;
-    }
+    if (ranks) continue;
     const auto values =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields[v].values());
     state.values.emplace_back(values.data(), values.data() + values.extent(0));
@@ -71,13 +67,11 @@ CheckpointState checkpointOf(const Deck& deck,
   return state;
 }
 
-/// Reads a checkpoint and checks it belongs to this deck: the same mesh and variables, a
-/// step within the run, and the time and dt the deck's schedule has at that step, bit
-/// for bit (an adaptive run's: a time within the run).
-CheckpointState readRestart(const std::string& path, const Deck& deck,
-                            TimeSchedule& schedule) {
-  require(!deck.steady, deck.path, ": a steady run has no steps to restart");
-  CheckpointState state = readCheckpoint(path);
+/// Checks that a checkpoint belongs to this deck: the same mesh and variables, a step
+/// within the run, and the time and dt the deck's schedule has at that step, bit for bit
+/// (an adaptive run's: a time within the run).
+void checkRestart(const CheckpointState& state, const std::string& path, const Deck& deck,
+                  TimeSchedule& schedule) {
   const std::string fingerprint = deckFingerprint(deck);
   require(state.fingerprint == fingerprint, "checkpoint '", path,
           "' belongs to another deck: it holds ", state.fingerprint, "; ", deck.path,
@@ -96,20 +90,22 @@ CheckpointState readRestart(const std::string& path, const Deck& deck,
             " there ([time] changed, or the file is damaged)");
     schedule = expected;
   }
-  return state;
 }
 
-/// Takes the fields of a checkpoint (readRestart; across ranks every rank reads the
-/// file and takes its cells, so the number of ranks may differ from the run that wrote
-/// it). Returns the checkpoint (its step, time, dt, controller history and CSV sizes).
+/// Takes the fields of a checkpoint after checking it belongs to this deck. Across
+/// ranks the checkpoint may come from any number of ranks, one process included.
+/// Returns the checkpoint (its step, time, dt, controller history and CSV sizes).
 CheckpointState restartFrom(const std::string& path, const Deck& deck,
                             std::vector<CellField<Space>>& fields, const RunParts& parts,
                             TimeSchedule& schedule) {
+  require(!deck.steady, deck.path, ": a steady run has no steps to restart");
   CheckpointState state;
-  onEveryRank(parts.ranks, [&] { state = readRestart(path, deck, schedule); });
-  for (std::size_t v = 0; v < fields.size(); ++v)
-    fields[v].fromHost(parts.ranks ? parts.ranks->scatter(state.values[v])
-                                   : state.values[v]);
+  onEveryRank(parts.ranks, [&] {
+    state = parts.ranks ? parts.ranks->readCheckpoint(path) : readCheckpoint(path);
+    checkRestart(state, path, deck, schedule);
+  });
+  for (std::size_t v = 0; v < fields.size() && !parts.ranks; ++v)
+    fields[v].fromHost(state.values[v]);
   requireFinite(deck, fields, parts, "in checkpoint '" + path + "'");
   log::info("restart           from %s: step %d, t = %.10g", path.c_str(), state.step,
             state.time);
@@ -276,9 +272,10 @@ int runProblem(const Deck& deck, const RunOptions& options, const RunParts& part
             deck, fields, ranks, step, now, adaptive ? nextDt : schedule.dt(),
             adaptive ? adaptive->errorHistory() : std::array<double, 2>{1, 1},
             output.sync());
-        onEveryRank(ranks, [&] {
-          if (prints) writeCheckpoint(path, state);
-        });
+        if (ranks)
+          ranks->writeCheckpoint(path, state);
+        else
+          writeCheckpoint(path, state);
         log::debug("checkpoint        %s: step %d, t = %.10g", path.c_str(), step, now);
       }
     }

@@ -30,8 +30,8 @@ struct RunParts {
 /// failure anywhere (a damaged checkpoint, a failed write) throws on every rank, and
 /// rank 0 prints and writes the shared files.
 ///
-/// Checkpoints are the same file on one process and across ranks (the fields gathered
-/// to rank 0, which writes them), so a run restarts on any number of ranks.
+/// Across ranks every rank writes its block of a checkpoint with parallel HDF5; one
+/// process and any number of ranks restart from either kind of checkpoint.
 int runProblem(const Deck& deck, const RunOptions& options, const RunParts& parts);
 
 /// The deck's mesh and variables, as a checkpoint records them and a restart compares.

@@ -1,6 +1,7 @@
 #ifndef KFVM_APPS_RUN_OUTPUT_HPP
 #define KFVM_APPS_RUN_OUTPUT_HPP
 
+#include "kfvm_Checkpoint.hpp"
 #include "kfvm_Deck.hpp"
 #include "kfvm_Log.hpp"
 
@@ -64,10 +65,15 @@ struct RunRanks {
   /// Writes the step's fields as a parallel VTK piece set named stem (collective).
   std::function<void(const std::string& stem, double time)> writeVtk;
   /// The whole grid's values of a field of this rank's block (the global cell order) on
-  /// rank 0, empty on the others (collective): PNG snapshots and checkpoints.
+  /// rank 0, empty on the others (collective): PNG snapshots.
   std::function<std::vector<double>(const CellField<DeckSpace>& field)> gather;
-  /// This rank's cells (ghosts too) of values given for the whole grid: a restart.
-  std::function<std::vector<double>(const std::vector<double>& whole)> scatter;
+  /// Writes the run's checkpoint at path: state's attributes (not its values) and every
+  /// rank's block of the fields, with parallel HDF5 (collective).
+  std::function<void(const std::string& path, const CheckpointState& state)>
+      writeCheckpoint;
+  /// Reads a checkpoint, written across any number of ranks or by one process, into the
+  /// fields (ghosts too); returns its attributes, without values (collective).
+  std::function<CheckpointState(const std::string& path)> readCheckpoint;
   /// Every rank calls it with its failure ("" when it succeeded); unless all succeeded,
   /// every rank throws kfvm::Error (the others naming the failing rank's message), so
   /// that no rank waits alone in the next collective call.

@@ -96,7 +96,15 @@ TEST(DistributedCheckpoint, RestartsOnAnotherNumberOfRanks) {
     HaloExchange<Space> halo(Decomposition::balanced(3, cells, worldSize()),
                              MPI_COMM_WORLD);
     const auto phi = patterned(halo, "phi", 1), mu = patterned(halo, "mu", 0.5);
-    writeDistributedCheckpoint<Space>(path, halo, {&phi, &mu}, {42, 1.25, cells});
+    DistributedCheckpointInfo info{42, 1.25, cells};
+    info.numbers["dt"] = {0.1};  // a run's own attributes, read back as written
+    info.numbers["history"] = {1e-3, 2.5e-4};
+    info.texts["fingerprint"] = "mesh 3D; variables phi, mu";
+    info.texts["empty"] = "";
+    writeDistributedCheckpoint<Space>(path, halo, {&phi, &mu}, info);
+    info.numbers["step"] = {1};  // not an extra: refused, naming it
+    expectRefused([&] { writeDistributedCheckpoint<Space>(path, halo, {&phi}, info); },
+                  {"attribute 'step'"});
   }
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   // Half the ranks (at least one), split along another axis.
@@ -112,6 +120,12 @@ TEST(DistributedCheckpoint, RestartsOnAnotherNumberOfRanks) {
     EXPECT_EQ(info.step, 42);
     EXPECT_EQ(info.time, 1.25);
     EXPECT_EQ(info.cells, cells);
+    const std::map<std::string, std::vector<double>> numbers{{"dt", {0.1}},
+                                                             {"history", {1e-3, 2.5e-4}}};
+    const std::map<std::string, std::string> texts{
+        {"empty", ""}, {"fingerprint", "mesh 3D; variables phi, mu"}};
+    EXPECT_EQ(info.numbers, numbers);
+    EXPECT_EQ(info.texts, texts);
     expectPattern(halo, phi, 1);
     expectPattern(halo, mu, 0.5);
     MPI_Comm_free(&part);

@@ -46,6 +46,16 @@ def compare_csv(name, one, many, skip, tolerance):
     return errors
 
 
+def same_run(what, got, expected, expected_dir, out_dir, tolerance):
+    """A run's exit status and series.csv against the expected run's; None when the exit
+    status differs (the files are not compared then), else the list of differences."""
+    if got.returncode != expected.returncode:
+        return None
+    return compare_csv(what + " series.csv", os.path.join(expected_dir, "series.csv"),
+                       os.path.join(out_dir, "series.csv"), {"iterations", "residual"},
+                       tolerance)
+
+
 def restarts(args, work, flags):
     """Each --restart-decks deck stopped after --stop-after steps on one number of ranks
     and restarted from its checkpoint on another goes on as the uninterrupted
@@ -77,13 +87,12 @@ def restarts(args, work, flags):
                     what, first, "a distributed one" if together else "one process's"))
             go_on = run(launch[second] + ["run", deck, "--output", out, "-q", "--restart",
                                           checkpoint], timeout=1200)
-            if go_on.returncode != full.returncode:
+            differences = same_run(what + ",", go_on, full, whole, out, args.tolerance)
+            if differences is None:
                 failures.append("%s: exit %d, the whole run %d\n%s" % (
                     what, go_on.returncode, full.returncode, go_on.stderr[-1000:]))
                 continue
-            failures += compare_csv(what + ", series.csv", os.path.join(whole, "series.csv"),
-                                    os.path.join(out, "series.csv"),
-                                    {"iterations", "residual"}, args.tolerance)
+            failures += differences
             print("%s: exit %d, the series of the whole one-process run" % (
                 what, go_on.returncode))
         # Faults across ranks end every rank with the error (no rank left waiting): a
@@ -134,13 +143,12 @@ def main():
                 out = os.path.join(work, "%s-%d" % (name, n))
                 many = run(launch + ["run", deck, "--output", out, "-q"], timeout=1200)
                 what = "%s on %d ranks" % (name, n)
-                if many.returncode != alone.returncode:
+                differences = same_run(what, many, alone, one, out, args.tolerance)
+                if differences is None:
                     failures.append("%s: exit %d, one process %d\n%s" % (
                         what, many.returncode, alone.returncode, many.stderr[-2000:]))
                     continue
-                failures += compare_csv(what + " series.csv", os.path.join(one, "series.csv"),
-                                        os.path.join(out, "series.csv"),
-                                        {"iterations", "residual"}, args.tolerance)
+                failures += differences
                 if os.path.exists(os.path.join(one, "probes.csv")):
                     failures += compare_csv(what + " probes.csv", os.path.join(one, "probes.csv"),
                                             os.path.join(out, "probes.csv"), set(),

@@ -211,25 +211,17 @@ struct StencilTeams : StencilData<ExecSpace> {
   }
 };
 
-/// One work item per (i, j) and chunk of `depth` cells along k, marching up the chunk
-/// carrying x below, x here and the coefficient of the face below in registers, so each
-/// x and z-face value comes from memory once per chunk instead of three or two times.
-/// Consecutive work items form 32 x 4 tiles in (i, j), so that a GPU block of 128 (or a
-/// multiple) reads its x neighbours in j from lines its own warps loaded.
-/// With uniform weights in 3D, StencilUniformColumns runs instead.
+/// One work item per (i, j) and chunk of `depth` cells along k (StencilColumnTiles),
+/// marching up the chunk carrying x below, x here and the coefficient of the face below
+/// in registers, so each x and z-face value comes from memory once per chunk instead of
+/// three or two times. With uniform weights in 3D, StencilUniformColumns runs instead.
 template <class ExecSpace>
 struct StencilColumns : StencilData<ExecSpace> {
-  static constexpr int tileI = 32, tileJ = 4, depth = 8;
-  int tilesI, tilesJ;
+  static constexpr int depth = StencilColumnTiles::depth;
+  StencilColumnTiles tiles;
 
-  /// The column (i, j) and first k of work item index; false outside the grid.
   KOKKOS_INLINE_FUNCTION bool chunkOf(Ordinal index, int& i, int& j, int& kBegin) const {
-    const int inTile = int(index % (tileI * tileJ));
-    const Ordinal tile = index / (tileI * tileJ);
-    i = int(tile % tilesI) * tileI + inTile % tileI;
-    j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
-    kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
-    return i < this->nx && j < this->ny;
+    return tiles.chunkOf(index, i, j, kBegin);
   }
 
   KOKKOS_FUNCTION void operator()(Ordinal index) const {
@@ -414,7 +406,7 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
                     (mesh.dimension() >= 3 ? Ordinal(n[0]) * n[1] : 0);
   if (loop_ == StencilLoop::Columns)
     dotSums_ = BlockReduction<double, ExecSpace>("kfvm::StencilOperator::dotSums",
-                                                 columnTiling(n).items);
+                                                 StencilColumnTiles(n).items);
 }
 
 template <class ExecSpace>
@@ -493,13 +485,13 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                          Kokkos::TeamPolicy<ExecSpace>(space, n[1] * n[2], Kokkos::AUTO),
                          Details::StencilTeams<ExecSpace>{data});
   } else if (loop_ == StencilLoop::Columns) {
-    const auto c = columnTiling(n);
+    const StencilColumnTiles c(n);
     if (uniform_ && mesh.dimension() == 3)
       forEachIndex("kfvm::StencilOperator::applyUniformColumns", space, c.items,
-                   Details::StencilUniformColumns<ExecSpace>{{data, c.tilesI, c.tilesJ}});
+                   Details::StencilUniformColumns<ExecSpace>{{data, c}});
     else
       forEachIndex("kfvm::StencilOperator::applyColumns", space, c.items,
-                   Details::StencilColumns<ExecSpace>{data, c.tilesI, c.tilesJ});
+                   Details::StencilColumns<ExecSpace>{data, c});
   } else {
     forEachCell("kfvm::StencilOperator::applyCells", mesh,
                 Details::StencilCells<ExecSpace>{data});
@@ -523,28 +515,13 @@ void StencilOperator<ExecSpace>::applyAndDot(const Vector<ExecSpace>& x,
           "StencilOperator::applyAndDot: vectors must have ", mesh.numCells(),
           " entries, got ", x.extent(0), " and ", y.extent(0));
   const auto data = stencilData(x, y);
-  const auto c = columnTiling(mesh.cellCounts());
+  const StencilColumnTiles c(mesh.cellCounts());
   if (uniform_ && mesh.dimension() == 3)
-    dotSums_.sum(
-        "kfvm::StencilOperator::applyUniformColumnsAndDot", space, c.items,
-        Details::StencilUniformColumnsDot<ExecSpace>{{{data, c.tilesI, c.tilesJ}}},
-        xDotY);
+    dotSums_.sum("kfvm::StencilOperator::applyUniformColumnsAndDot", space, c.items,
+                 Details::StencilUniformColumnsDot<ExecSpace>{{{data, c}}}, xDotY);
   else
     dotSums_.sum("kfvm::StencilOperator::applyColumnsAndDot", space, c.items,
-                 Details::StencilColumnsDot<ExecSpace>{{data, c.tilesI, c.tilesJ}},
-                 xDotY);
-}
-
-template <class ExecSpace>
-typename StencilOperator<ExecSpace>::ColumnTiling
-StencilOperator<ExecSpace>::columnTiling(const std::array<int, 3>& n) {
-  using Columns = Details::StencilColumns<ExecSpace>;
-  ColumnTiling c;
-  c.tilesI = (n[0] + Columns::tileI - 1) / Columns::tileI;
-  c.tilesJ = (n[1] + Columns::tileJ - 1) / Columns::tileJ;
-  c.items = Ordinal(c.tilesI) * c.tilesJ * Columns::tileI * Columns::tileJ *
-            ((n[2] + Columns::depth - 1) / Columns::depth);
-  return c;
+                 Details::StencilColumnsDot<ExecSpace>{{data, c}}, xDotY);
 }
 
 #define KFVM_INSTANTIATE_STENCIL(Space) template class StencilOperator<Space>;

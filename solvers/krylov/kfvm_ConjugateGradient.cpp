@@ -9,7 +9,10 @@
 // one-thread kernel publishes (r.z, r.r, p.q) to pinned host memory, and the host waits
 // once (a fence) to read them and decide convergence. Otherwise (any preconditioner, or
 // many processes) the general loop runs: two reductions per iteration, (p.q) and (r.z,
-// r.r) together.
+// r.r) together. With Jacobi on an operator that offers JacobiCgPasses (the matrix-free
+// stencil with uniform weights), the iteration is two passes that compute A p themselves
+// and the publication: (1) p = w r + beta p_old with p.A p; (2) x += alpha p,
+// r -= alpha A p with r.z and r.r; p alternates between two vectors (p and q).
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_ForEach.hpp>
@@ -21,12 +24,8 @@
 
 namespace kfvm::Details {
 
-/// (r.z, r.r, p.q) of one iteration.
-using CgSums = Compat::Sums<3>;
-enum { RZ = 0, RR = 1, PQ = 2 };
-
-template <class ExecSpace>
-using CgSumsView = Kokkos::View<CgSums, typename ExecSpace::memory_space>;
+// (r.z, r.r, p.q) of one iteration: CgSums (kfvm_JacobiCgPasses.hpp).
+enum { RZ = cgRZ, RR = cgRR, PQ = cgPAP };
 
 /// alpha = r.z (previous) / p.q (this product; 0 when p.q <= 0, so that a breakdown
 /// changes nothing); x += alpha p; r -= alpha q; z = r / diagonal (Jacobi) or r; sums
@@ -114,9 +113,12 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
     if (initial <= target)
       return finishReport(this->name(), 0, initial, initial, target, false);
     const bool pointwise = M.isIdentity() || M.pointwiseWeights() != nullptr;
-    return !flexible_ && pointwise && !A.space().distributed()
-               ? fused(A, M, x, initial, target, criterion.maxIterations)
-               : general(A, M, x, initial, target, criterion.maxIterations);
+    const bool fusable = !flexible_ && pointwise && !A.space().distributed();
+    if (fusable && A.jacobiCgPasses() && M.invertsDiagonal() && M.isSetUpFor(A))
+      return twoPasses(*A.jacobiCgPasses(), *M.pointwiseWeights(), x, initial, target,
+                       criterion.maxIterations);
+    return fusable ? fused(A, M, x, initial, target, criterion.maxIterations)
+                   : general(A, M, x, initial, target, criterion.maxIterations);
   }
 
  private:
@@ -157,6 +159,39 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
       if (residual <= target || !std::isfinite(residual)) break;
       forEachIndex("kfvm::ConjugateGradient::nextDirection", space, n,
                    NextDirection<ExecSpace>{z, p_, previous, current});
+    }
+    return finishReport(this->name(), iteration, initial, residual, target,
+                        iteration >= maxIterations);
+  }
+
+  /// Jacobi through the operator's two passes (see the top of the file).
+  SolverReport twoPasses(const JacobiCgPasses<ExecSpace>& passes,
+                         const Vector<ExecSpace>& weights, const Vector<ExecSpace>& x,
+                         double initial, double target, int maxIterations) {
+    const ExecSpace space;
+    Kokkos::parallel_reduce(
+        "kfvm::ConjugateGradient::initialDots", indexRange(space, Ordinal(x.extent(0))),
+        InitialDots<ExecSpace>{r_, z_, weights, true},
+        Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(sums_[1]));
+    const Vector<ExecSpace> directions[2] = {p_, q_};
+    double residual = initial;
+    int iteration = 0;
+    while (iteration < maxIterations) {
+      // As fused(); the direction of iteration i goes to directions[i % 2].
+      const auto& previous = sums_[(iteration + 1) % 2];
+      const auto& current = sums_[iteration % 2];
+      const auto& p = directions[iteration % 2];
+      passes.direction(weights, r_, directions[(iteration + 1) % 2], p, previous, current,
+                       iteration == 0, product_);
+      passes.update(weights, p, x, r_, previous, product_, current);
+      forEachIndex("kfvm::ConjugateGradient::publishSums", space, 1,
+                   PublishSums<ExecSpace>{current, published_});
+      Compat::fence(space, "kfvm::ConjugateGradient::convergence");  // the round trip
+      const CgSums sums = published_();
+      if (!(sums.value[PQ] > 0)) break;  // not positive definite, or breakdown
+      ++iteration;
+      residual = std::sqrt(sums.value[RR]);
+      if (residual <= target || !std::isfinite(residual)) break;
     }
     return finishReport(this->name(), iteration, initial, residual, target,
                         iteration >= maxIterations);

@@ -3,6 +3,7 @@
 
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CrsMatrix.hpp>
+#include <kfvm_JacobiCgPasses.hpp>
 #include <kfvm_VectorSpace.hpp>
 
 #include <string>
@@ -39,6 +40,10 @@ class LinearOperator {
     apply(x, y);
     Blas::dotInto(x, y, dot);
   }
+  /// CG's Jacobi-preconditioned iteration in two passes that compute A p themselves,
+  /// where the operator offers them (JacobiCgPasses: the matrix-free stencil with uniform
+  /// weights); nullptr otherwise.
+  virtual const JacobiCgPasses<ExecSpace>* jacobiCgPasses() const { return nullptr; }
   /// d = the diagonal of A (owned entries; ghosts 0).
   virtual void diagonal(const Vector<ExecSpace>& d) const = 0;
   /// The assembled matrix whose owned rows are A's, or nullptr when there is none

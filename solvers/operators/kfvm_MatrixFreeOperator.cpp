@@ -9,7 +9,10 @@ MatrixFreeOperator<ExecSpace>::MatrixFreeOperator(const Assembler<ExecSpace>& as
                                                   StencilLoop loop)
     : assembler_(&assembler),
       stencil_(assembler, loop),
-      space_(assembler.matrix().numRows()) {}
+      space_(assembler.matrix().numRows()) {
+  if (StencilJacobiCg<ExecSpace>::available(stencil_))
+    jacobiCg_ = std::make_unique<StencilJacobiCg<ExecSpace>>(stencil_);
+}
 
 template <class ExecSpace>
 void MatrixFreeOperator<ExecSpace>::diagonal(const Vector<ExecSpace>& d) const {

@@ -2,7 +2,10 @@
 #define KFVM_MATRIX_FREE_OPERATOR_HPP
 
 #include <kfvm_LinearOperator.hpp>
+#include <kfvm_StencilJacobiCg.hpp>
 #include <kfvm_StencilOperator.hpp>
+
+#include <memory>
 
 namespace kfvm {
 
@@ -10,12 +13,16 @@ namespace kfvm {
 /// from the face coefficients and diagonal of the assembler's last assemble(), read in
 /// place (StencilOperator), the same numbers as the assembled matrix to rounding. The
 /// assembler must outlive the operator. Throws kfvm::Error for an equation with the
-/// fourth-order term (its stencil reaches two cells; use the matrix).
+/// fourth-order term (its stencil reaches two cells; use the matrix). With uniform
+/// weights in 3D and the Columns loop it offers CG's two-pass Jacobi iteration
+/// (StencilJacobiCg).
 template <class ExecSpace>
 class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
  public:
   explicit MatrixFreeOperator(const Assembler<ExecSpace>& assembler,
                               StencilLoop loop = StencilLoop::Auto);
+  MatrixFreeOperator(const MatrixFreeOperator&) = delete;  // the passes point at stencil_
+  MatrixFreeOperator& operator=(const MatrixFreeOperator&) = delete;
 
   std::string description() const override { return "matrix-free stencil"; }
   const VectorSpace<ExecSpace>& space() const override { return space_; }
@@ -26,6 +33,9 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
                    const DeviceScalar<ExecSpace>& dot) const override {
     stencil_.applyAndDot(x, y, dot);
   }
+  const JacobiCgPasses<ExecSpace>* jacobiCgPasses() const override {
+    return jacobiCg_.get();
+  }
   void diagonal(const Vector<ExecSpace>& d) const override;
   const StencilOperator<ExecSpace>& stencil() const { return stencil_; }
 
@@ -33,6 +43,7 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
   const Assembler<ExecSpace>* assembler_;
   StencilOperator<ExecSpace> stencil_;
   VectorSpace<ExecSpace> space_;
+  std::unique_ptr<StencilJacobiCg<ExecSpace>> jacobiCg_;  // when available
 };
 
 }  // namespace kfvm

@@ -33,6 +33,7 @@ class Jacobi final : public Preconditioner<ExecSpace> {
     Blas::multiplyElements(inverse_, r, z);
   }
   const Vector<ExecSpace>* pointwiseWeights() const override { return &inverse_; }
+  bool invertsDiagonal() const override { return true; }
 
  private:
   void setupImpl(const LinearOperator<ExecSpace>& op, bool sizeChanged, bool) override {

@@ -1,4 +1,5 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_CollectiveFailure.hpp>
 #include <kfvm_DistributedCoupledSystem.hpp>
 #include <kfvm_Error.hpp>
 
@@ -90,7 +91,11 @@ template <class ExecSpace>
 SolverReport DistributedCoupledSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
                                                         const Vector<ExecSpace>& b,
                                                         const Vector<ExecSpace>& x) {
-  solver.setOperator(*operator_);
+  // The preconditioner's setup (an ILU pivot) may fail on some ranks only: then on every
+  // rank, before the solve's first reduction.
+  Details::agreeOnFailure(comm_,
+                          Details::failureOf([&] { solver.setOperator(*operator_); }),
+                          "distributed solve");
   SolverReport report = solver.solve(b, x);
   report.solver = "distributed " + report.solver;
   halo_.exchange(x);

@@ -1,5 +1,6 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
+#include <kfvm_CollectiveFailure.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
@@ -296,7 +297,11 @@ SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver
   if (solver.takesGhostColumns()) {
     report = solveOwnedRows(solver, b, x);
   } else {
-    solver.setOperator(*operator_);
+    // The preconditioner's setup (an ILU pivot) may fail on some ranks only: then on
+    // every rank, before the solve's first reduction.
+    Details::agreeOnFailure(comm_,
+                            Details::failureOf([&] { solver.setOperator(*operator_); }),
+                            "distributed solve");
     report = solver.solve(b, x);
     report.solver = "distributed " + report.solver;
   }

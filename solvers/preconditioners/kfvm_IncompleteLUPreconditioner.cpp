@@ -11,15 +11,26 @@
 
 namespace kfvm::Details {
 
-/// The block matrix's values on the kept entries: entry e is entry sources(e).
+/// The kept matrix's values: entry e is entry sources(e) of the whole matrix, or 1 where
+/// sources(e) is unitDiagonal (a ghost row's).
+constexpr Offset unitDiagonal = ~Offset(0);
+
 template <class ExecSpace>
 struct GatherEntries {
   DeviceView<const Offset*, ExecSpace> sources;
   DeviceView<const Real*, ExecSpace> all;
   DeviceView<Real*, ExecSpace> kept;
-  KOKKOS_FUNCTION void operator()(Ordinal e) const { kept(e) = all(sources(e)); }
+  KOKKOS_FUNCTION void operator()(Ordinal e) const {
+    kept(e) = sources(e) != unitDiagonal ? all(sources(e)) : Real(1);
+  }
 };
 
+/// ILU(0) of the operator's assembled matrix, or of a part of it:
+///  - on a distributed space, of the block of owned rows and columns (block Jacobi across
+///    ranks): the couplings to ghost entries are dropped and a ghost row is a unit
+///    diagonal. (A rank's whole ghosted matrix may be singular: in the middle of a
+///    steady 1D problem its ghost cells see no boundary condition.)
+///  - for "block-jacobi" of a coupled system, of each variable's diagonal block.
 template <class ExecSpace>
 class IncompleteLUPreconditioner final : public Preconditioner<ExecSpace> {
  public:
@@ -40,53 +51,65 @@ class IncompleteLUPreconditioner final : public Preconditioner<ExecSpace> {
     require(matrix != nullptr, "preconditioner '", this->name(),
             "' needs an assembled matrix; the operator is a ", op.description(),
             " (use jacobi or chebyshev)");
-    const int blocks = op.blockSize();
-    if (!perVariable_ || blocks == 1) {
+    const int blocks = perVariable_ ? op.blockSize() : 1;
+    const Vector<ExecSpace>& owned = op.space().ownedMask();
+    if (blocks == 1 && owned.extent(0) == 0) {  // the whole matrix
       if (structureChanged) factors_.analyze(*matrix);
       factors_.factorize(*matrix);
       return;
     }
     if (structureChanged) {
-      keepVariableBlocks(*matrix, blocks);
-      factors_.analyze(blockMatrix_);
+      keepEntries(*matrix, blocks, owned);
+      factors_.analyze(kept_);
     }
-    forEachIndex(
-        "kfvm::IncompleteLU::variableBlocks", ExecSpace(), Ordinal(sources_.extent(0)),
-        GatherEntries<ExecSpace>{sources_, matrix->values(), blockMatrix_.values()});
-    factors_.factorize(blockMatrix_);
+    forEachIndex("kfvm::IncompleteLU::keptEntries", ExecSpace(),
+                 Ordinal(sources_.extent(0)),
+                 GatherEntries<ExecSpace>{sources_, matrix->values(), kept_.values()});
+    factors_.factorize(kept_);
   }
 
-  /// The pattern of the entries that couple a variable with itself (row and column of
-  /// the same variable, entry cell * blocks + variable), and where each comes from.
-  void keepVariableBlocks(const CrsMatrix<ExecSpace>& matrix, int blocks) {
+  /// The pattern of the entries kept (row and column of the same variable of `blocks`,
+  /// entry cell * blocks + variable; both owned where owned is not empty, and a unit
+  /// diagonal in a ghost row), and where each comes from.
+  void keepEntries(const CrsMatrix<ExecSpace>& matrix, int blocks,
+                   const Vector<ExecSpace>& ownedMask) {
     const auto offsets =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), matrix.rowOffsets());
     const auto columns =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), matrix.columns());
+    const auto owned =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ownedMask);
+    const bool masked = owned.extent(0) > 0;
+    const auto isOwned = [&](Ordinal i) {
+      return !masked || owned(i) != 0;
+    };
     const Ordinal n = matrix.numRows();
     std::vector<Offset> keptOffsets{0};
     std::vector<Ordinal> keptColumns;
     std::vector<Offset> sources;
     for (Ordinal row = 0; row < n; ++row) {
-      for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
-        if (columns(e) % blocks != row % blocks) continue;
+      if (!isOwned(row)) {
+        keptColumns.push_back(row);
+        sources.push_back(unitDiagonal);
+      }
+      for (Offset e = offsets(row); e < offsets(row + 1) && isOwned(row); ++e) {
+        if (columns(e) % blocks != row % blocks || !isOwned(columns(e))) continue;
         keptColumns.push_back(columns(e));
         sources.push_back(e);
       }
       keptOffsets.push_back(keptColumns.size());
     }
-    blockMatrix_ = CrsMatrix<ExecSpace>(
-        "kfvm::IncompleteLU::variableBlocks", n, n,
-        copyToDevice<Offset, ExecSpace>(keptOffsets, "kfvm::IncompleteLU::blockOffsets"),
-        copyToDevice<Ordinal, ExecSpace>(keptColumns,
-                                         "kfvm::IncompleteLU::blockColumns"));
+    kept_ = CrsMatrix<ExecSpace>(
+        "kfvm::IncompleteLU::kept", n, n,
+        copyToDevice<Offset, ExecSpace>(keptOffsets, "kfvm::IncompleteLU::keptOffsets"),
+        copyToDevice<Ordinal, ExecSpace>(keptColumns, "kfvm::IncompleteLU::keptColumns"));
     sources_ =
-        copyToDevice<Offset, ExecSpace>(sources, "kfvm::IncompleteLU::blockSources");
+        copyToDevice<Offset, ExecSpace>(sources, "kfvm::IncompleteLU::keptSources");
   }
 
   bool perVariable_;
   IncompleteLU<ExecSpace> factors_;
-  CrsMatrix<ExecSpace> blockMatrix_;
+  CrsMatrix<ExecSpace> kept_;
   DeviceView<Offset*, ExecSpace> sources_;
 };
 

@@ -201,7 +201,8 @@ bool writtenAcrossRanks(const std::string& path) {
   return formatIsText(file.get(), path);
 }
 
-CheckpointState readCheckpoint(const std::string& path) {
+CheckpointState readCheckpoint(const std::string& path,
+                               const std::vector<long long>* cells) {
   quietHdf5();
   verifySealedFile(path);
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
@@ -264,8 +265,39 @@ CheckpointState readCheckpoint(const std::string& path) {
     const hssize_t n = H5Sget_simple_extent_npoints(space.get());
     require(n == expected, "checkpoint '", path, "': ", n, " values of ", name, " for ",
             expected, " cells");
-    state.values.emplace_back(std::size_t(n));
-    require(H5Dread(data.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+    if (!cells) {
+      state.values.emplace_back(std::size_t(n));
+      require(H5Dread(data.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                      state.values.back().data()) >= 0,
+              "checkpoint '", path, "': cannot read ", name);
+      continue;
+    }
+    // The listed cells only: their coordinates in the dataset's shape (C order, the
+    // cell order), one point each.
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    require(rank >= 1 && rank <= 3, "checkpoint '", path, "': ", name, " has ", rank,
+            " dimensions");
+    hsize_t dims[3] = {1, 1, 1};
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    std::vector<hsize_t> points(cells->size() * std::size_t(rank));
+    for (std::size_t m = 0; m < cells->size(); ++m) {
+      long long cell = (*cells)[m];
+      require(cell >= 0 && cell < expected, "checkpoint '", path, "': cell ", cell,
+              " is outside its ", expected, " cells");
+      for (int d = rank - 1; d >= 0; --d) {
+        points[m * std::size_t(rank) + std::size_t(d)] = hsize_t(cell) % dims[d];
+        cell /= (long long)dims[d];
+      }
+    }
+    const hsize_t count = cells->size();
+    Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    require(
+        memory.valid() && (count == 0 ? H5Sselect_none(space.get())
+                                      : H5Sselect_elements(space.get(), H5S_SELECT_SET,
+                                                           count, points.data())) >= 0,
+        "checkpoint '", path, "': cannot select ", count, " cells of ", name);
+    state.values.emplace_back(cells->size());
+    require(H5Dread(data.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT,
                     state.values.back().data()) >= 0,
             "checkpoint '", path, "': cannot read ", name);
   }
@@ -288,7 +320,7 @@ bool writtenAcrossRanks(const std::string& path) {
        "': this kfvm was built without HDF5 (Debian: libhdf5-openmpi-dev)");
 }
 
-CheckpointState readCheckpoint(const std::string& path) {
+CheckpointState readCheckpoint(const std::string& path, const std::vector<long long>*) {
   fail("cannot read checkpoint '", path,
        "': this kfvm was built without HDF5 (Debian: libhdf5-openmpi-dev)");
 }

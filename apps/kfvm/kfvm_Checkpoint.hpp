@@ -44,8 +44,11 @@ void writeCheckpoint(const std::string& path, const CheckpointState& state);
 /// attribute is checked (finite time >= 0, dt > 0, step >= 0, cells >= 1, the datasets'
 /// sizes); throws kfvm::Error naming the file and what is missing, damaged or wrong.
 /// Reads those a run across ranks wrote too (writtenAcrossRanks): the same attributes,
-/// each variable shaped like the grid (read here in the same cell order).
-CheckpointState readCheckpoint(const std::string& path);
+/// each variable shaped like the grid (read here in the same cell order). Given cells
+/// (global cell indices), only those cells' values are read, in that order (a rank's
+/// cells of a one-process checkpoint); a cell outside the grid is an error.
+CheckpointState readCheckpoint(const std::string& path,
+                               const std::vector<long long>* cells = nullptr);
 
 /// True when the ranks of a run wrote the checkpoint together (parallel HDF5: a
 /// distributed checkpoint of kfvm_DistributedCheckpoint.hpp with the attributes above),

@@ -3,7 +3,8 @@
 // [[equation]] tables) in the one-process run's loop (kfvm_RunLoop.cpp), which gets
 // from here what differs across ranks: reductions over the ranks, the parallel VTK
 // file set and checkpoints, the fields gathered to rank 0 (PNG snapshots) or taken from
-// the whole grid's values (initial values, one-process checkpoints).
+// the whole grid's values (initial values; from a one-process checkpoint each rank reads
+// its own cells only).
 #include "kfvm_DistributedRun.hpp"
 #include "kfvm_Checkpoint.hpp"
 #include "kfvm_CommandContext.hpp"
@@ -383,12 +384,11 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
   };
 #endif
   ranks.readCheckpoint = [&](const std::string& path) {
-    if (!writtenAcrossRanks(path)) {  // one process's: every rank takes its cells
-      CheckpointState state = readCheckpoint(path);
+    if (!writtenAcrossRanks(path)) {  // one process's: every rank reads its cells
+      CheckpointState state = readCheckpoint(path, &globalIds);
       require(state.values.size() == fields.size(), "checkpoint '", path, "' holds ",
               state.values.size(), " variables, the deck ", fields.size());
-      for (std::size_t v = 0; v < fields.size(); ++v)
-        fields[v].fromHost(scatter(state.values[v]));
+      for (std::size_t v = 0; v < fields.size(); ++v) fields[v].fromHost(state.values[v]);
       state.values.clear();
       return state;
     }

@@ -157,6 +157,12 @@ TEST(JacobiCgPasses, AreOfferedOnlyWhereTheyApply) {
     return MatrixFreeOperator<Space>(assembler, loop).jacobiCgPasses() != nullptr;
   };
   EXPECT_TRUE(offered(constant, StencilLoop::Columns));
+  {
+    Assembler<Space> assembler(constant);
+    MatrixFreeOperator<Space> declined(assembler, StencilLoop::Columns);
+    declined.setJacobiCgPasses(false);  // CG's three-kernel iteration
+    EXPECT_EQ(declined.jacobiCgPasses(), nullptr);
+  }
   EXPECT_FALSE(offered(constant, StencilLoop::Rows));
   EXPECT_FALSE(offered(constant, StencilLoop::Cells));
   EXPECT_FALSE(offered(field, StencilLoop::Columns));  // weights per face

@@ -34,8 +34,11 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
     stencil_.applyAndDot(x, y, dot);
   }
   const JacobiCgPasses<ExecSpace>* jacobiCgPasses() const override {
-    return jacobiCg_.get();
+    return offerPasses_ ? jacobiCg_.get() : nullptr;
   }
+  /// Whether jacobiCgPasses() offers the two passes where they apply (the default), or
+  /// CG takes its three-kernel iteration (kfvm-bench times both).
+  void setJacobiCgPasses(bool offer) { offerPasses_ = offer; }
   void diagonal(const Vector<ExecSpace>& d) const override;
   const StencilOperator<ExecSpace>& stencil() const { return stencil_; }
 
@@ -44,6 +47,7 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
   StencilOperator<ExecSpace> stencil_;
   VectorSpace<ExecSpace> space_;
   std::unique_ptr<StencilJacobiCg<ExecSpace>> jacobiCg_;  // when available
+  bool offerPasses_ = true;
 };
 
 }  // namespace kfvm

@@ -7,7 +7,9 @@ namespace kfvm {
 namespace Details {
 
 /// What both passes share: A p at the cells of a chunk of StencilColumnTiles, with
-/// uniform interior weights in 3D.
+/// uniform interior weights in 3D. p(cell, interior) gives p at a cell; interior is true
+/// where the cell has all its neighbours and the diagonal inside the grid is one number
+/// (then so is w: the entry of interiorCell stands for the cell's).
 template <class ExecSpace>
 struct JacobiCgChunk {
   static constexpr int depth = StencilColumnTiles::depth;
@@ -17,47 +19,57 @@ struct JacobiCgChunk {
   Vector<ExecSpace> diagonal, weights;
   Ordinal interiorCell;  // -1: the diagonal (and w) read at every cell
 
-  KOKKOS_INLINE_FUNCTION Ordinal entryOf(int i, int j, int k, Ordinal cell) const {
-    return interiorCell >= 0 && i > 0 && i < tiles.nx - 1 && j > 0 && j < tiles.ny - 1 &&
-                   k > 0 && k < nz - 1
-               ? interiorCell
-               : cell;
+  KOKKOS_INLINE_FUNCTION bool interiorLevel(int k) const {
+    return interiorCell >= 0 && k > 0 && k < nz - 1;
+  }
+  KOKKOS_INLINE_FUNCTION Real diagonalAt(Ordinal cell, bool interior,
+                                         Real uniform) const {
+    return interior ? uniform : diagonal(cell);
   }
 
-  /// p's values at the chunk's cells into here and A p there into ap; p(i, j, k, cell)
-  /// gives p at a cell. Every load is issued before any arithmetic (as
+  /// p's values at the chunk's cells into here and A p there into ap; returns the
+  /// chunk's cell count. Every load is issued before any arithmetic (as
   /// StencilUniformColumns::uniformChunk): a missing neighbour is read at the cell itself
-  /// with weight 0, one above or below the grid is 0. Returns the chunk's cell count.
+  /// with weight 0. Whether a point is interior is decided per column (its in-plane
+  /// neighbours) and per level, not per point.
   template <class P>
   KOKKOS_INLINE_FUNCTION int product(int i, int j, int kBegin, const P& p,
                                      Real (&here)[depth], Real (&ap)[depth]) const {
     const int nx = tiles.nx, ny = tiles.ny;
-    const Ordinal plane = Ordinal(nx) * ny, column = i + Ordinal(nx) * j;
+    const Ordinal plane = Ordinal(nx) * ny;
+    const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
     const int count = nz - kBegin < depth ? nz - kBegin : depth, kTop = kBegin + count;
-    const Real west = i > 0 ? w0 : 0, east = i < nx - 1 ? w0 : 0;
-    const Real south = j > 0 ? w1 : 0, north = j < ny - 1 ? w1 : 0;
-    const int iw = i > 0 ? i - 1 : i, ie = i < nx - 1 ? i + 1 : i;
-    const int js = j > 0 ? j - 1 : j, jn = j < ny - 1 ? j + 1 : j;
-    const Ordinal toW = iw - i, toE = ie - i, toS = Ordinal(js - j) * nx,
-                  toN = Ordinal(jn - j) * nx;
+    const bool inI = i > 0 && i<nx - 1, inJ = j> 0 && j < ny - 1;
+    const bool centre = inI && inJ, west = i - 1 > 0 && inJ, east = i + 1 < nx - 1 && inJ,
+               south = j - 1 > 0 && inI, north = j + 1 < ny - 1 && inI;
+    const Real wW = i > 0 ? w0 : 0, wE = i < nx - 1 ? w0 : 0;
+    const Real wS = j > 0 ? w1 : 0, wN = j < ny - 1 ? w1 : 0;
+    const Real bottom = kBegin > 0 ? w2 : 0, top = kTop < nz ? w2 : 0;
+    const Ordinal toW = i > 0 ? -1 : 0, toE = i < nx - 1 ? 1 : 0;
+    const Ordinal toS = j > 0 ? -nx : 0, toN = j < ny - 1 ? nx : 0;
+    const Real uniformDiagonal = interiorCell >= 0 ? diagonal(interiorCell) : Real(0);
+    // Below and above the chunk (the chunk's end cells, weight 0, where the grid ends).
+    const int kBelow = kBegin > 0 ? kBegin - 1 : kBegin,
+              kAbove = kTop < nz ? kTop : kTop - 1;
     const Real below =
-        kBegin > 0 ? p(i, j, kBegin - 1, column + plane * (kBegin - 1)) : 0;
-    const Real above = kTop < nz ? p(i, j, kTop, column + plane * kTop) : 0;
+        p(start + plane * (kBelow - kBegin), centre && interiorLevel(kBelow));
+    const Real above =
+        p(start + plane * (kAbove - kBegin), centre && interiorLevel(kAbove));
     Real side[depth], diag[depth];
     for (int m = 0; m < depth; ++m) {
       if (m >= count) break;
-      const int k = kBegin + m;
-      const Ordinal cell = column + plane * k;
-      here[m] = p(i, j, k, cell);
-      side[m] = west * p(iw, j, k, cell + toW) + east * p(ie, j, k, cell + toE) +
-                south * p(i, js, k, cell + toS) + north * p(i, jn, k, cell + toN);
-      diag[m] = diagonal(entryOf(i, j, k, cell));
+      const bool level = interiorLevel(kBegin + m);
+      const Ordinal cell = start + plane * m;
+      here[m] = p(cell, centre && level);
+      side[m] = wW * p(cell + toW, west && level) + wE * p(cell + toE, east && level) +
+                wS * p(cell + toS, south && level) + wN * p(cell + toN, north && level);
+      diag[m] = diagonalAt(cell, centre && level, uniformDiagonal);
     }
     for (int m = 0; m < depth; ++m) {
       if (m >= count) break;
-      const Real down = m == 0 ? below : here[m > 0 ? m - 1 : 0];
-      const Real up = m + 1 < count ? here[m + 1 < depth ? m + 1 : m] : above;
-      ap[m] = diag[m] * here[m] - theta * (side[m] + w2 * (down + up));
+      const Real down = m == 0 ? bottom * below : w2 * here[m > 0 ? m - 1 : 0];
+      const Real up = m + 1 < count ? w2 * here[m + 1 < depth ? m + 1 : m] : top * above;
+      ap[m] = diag[m] * here[m] - theta * (side[m] + down + up);
     }
     return count;
   }
@@ -76,8 +88,10 @@ struct JacobiCgDirection : JacobiCgChunk<ExecSpace> {
     if (!this->tiles.chunkOf(index, i, j, kBegin)) return;
     const Real beta =
         first ? Real(0) : Real(previous().value[cgRZ] / beforePrevious().value[cgRZ]);
-    const auto p = [&](int ii, int jj, int kk, Ordinal cell) {
-      const Real wr = this->weights(this->entryOf(ii, jj, kk, cell)) * r(cell);
+    const Real uniformWeight =
+        this->interiorCell >= 0 ? this->weights(this->interiorCell) : Real(0);
+    const auto p = [&](Ordinal cell, bool interior) {
+      const Real wr = (interior ? uniformWeight : this->weights(cell)) * r(cell);
       return first ? wr : wr + beta * pOld(cell);
     };
     Real here[Base::depth], ap[Base::depth];
@@ -107,20 +121,25 @@ struct JacobiCgUpdate : JacobiCgChunk<ExecSpace> {
     int i, j, kBegin;
     if (!this->tiles.chunkOf(index, i, j, kBegin)) return;
     const Real alpha = pap > 0 ? Real(previous().value[cgRZ] / pap) : Real(0);
-    const auto value = [&](int, int, int, Ordinal cell) {
+    const auto value = [&](Ordinal cell, bool) {
       return p(cell);
     };
-    Real here[Base::depth], ap[Base::depth], xs[Base::depth], rs[Base::depth],
-        ws[Base::depth];
+    Real here[Base::depth], ap[Base::depth];
     const int count = this->product(i, j, kBegin, value, here, ap);
-    const Ordinal plane = Ordinal(this->tiles.nx) * this->tiles.ny;
-    const Ordinal start = i + Ordinal(this->tiles.nx) * j + plane * kBegin;
+    const int nx = this->tiles.nx, ny = this->tiles.ny;
+    const Ordinal plane = Ordinal(nx) * ny;
+    const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
+    const bool centre = i > 0 && i < nx - 1 && j > 0 && j < ny - 1;
+    const Real uniformWeight =
+        this->interiorCell >= 0 ? this->weights(this->interiorCell) : Real(0);
+    Real xs[Base::depth], rs[Base::depth], ws[Base::depth];
     for (int m = 0; m < Base::depth; ++m) {  // the loads, before any store
       if (m >= count) break;
       const Ordinal cell = start + plane * m;
       xs[m] = x(cell);
       rs[m] = r(cell);
-      ws[m] = this->weights(this->entryOf(i, j, kBegin + m, cell));
+      ws[m] =
+          centre && this->interiorLevel(kBegin + m) ? uniformWeight : this->weights(cell);
     }
     for (int m = 0; m < Base::depth; ++m) {
       if (m >= count) break;

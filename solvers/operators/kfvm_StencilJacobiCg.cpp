@@ -57,19 +57,22 @@ struct JacobiCgChunk {
         p(start + plane * (kAbove - kBegin), centre && interiorLevel(kAbove));
     Real side[depth], diag[depth];
     for (int m = 0; m < depth; ++m) {
-      if (m >= count) break;
-      const bool level = interiorLevel(kBegin + m);
-      const Ordinal cell = start + plane * m;
-      here[m] = p(cell, centre && level);
-      side[m] = wW * p(cell + toW, west && level) + wE * p(cell + toE, east && level) +
-                wS * p(cell + toS, south && level) + wN * p(cell + toN, north && level);
-      diag[m] = diagonalAt(cell, centre && level, uniformDiagonal);
+      if (m < count) {  // a fixed trip count: unrolled, in registers
+        const bool level = interiorLevel(kBegin + m);
+        const Ordinal cell = start + plane * m;
+        here[m] = p(cell, centre && level);
+        side[m] = wW * p(cell + toW, west && level) + wE * p(cell + toE, east && level) +
+                  wS * p(cell + toS, south && level) + wN * p(cell + toN, north && level);
+        diag[m] = diagonalAt(cell, centre && level, uniformDiagonal);
+      }
     }
     for (int m = 0; m < depth; ++m) {
-      if (m >= count) break;
-      const Real down = m == 0 ? bottom * below : w2 * here[m > 0 ? m - 1 : 0];
-      const Real up = m + 1 < count ? w2 * here[m + 1 < depth ? m + 1 : m] : top * above;
-      ap[m] = diag[m] * here[m] - theta * (side[m] + down + up);
+      if (m < count) {  // a fixed trip count: unrolled, in registers
+        const Real down = m == 0 ? bottom * below : w2 * here[m > 0 ? m - 1 : 0];
+        const Real up =
+            m + 1 < count ? w2 * here[m + 1 < depth ? m + 1 : m] : top * above;
+        ap[m] = diag[m] * here[m] - theta * (side[m] + down + up);
+      }
     }
     return count;
   }
@@ -99,9 +102,10 @@ struct JacobiCgDirection : JacobiCgChunk<ExecSpace> {
     const Ordinal plane = Ordinal(this->tiles.nx) * this->tiles.ny;
     const Ordinal start = i + Ordinal(this->tiles.nx) * j + plane * kBegin;
     for (int m = 0; m < Base::depth; ++m) {
-      if (m >= count) break;
-      pNew(start + plane * m) = here[m];
-      pAp += double(here[m]) * double(ap[m]);
+      if (m < count) {  // a fixed trip count: unrolled, in registers
+        pNew(start + plane * m) = here[m];
+        pAp += double(here[m]) * double(ap[m]);
+      }
     }
   }
 };
@@ -134,21 +138,23 @@ struct JacobiCgUpdate : JacobiCgChunk<ExecSpace> {
         this->interiorCell >= 0 ? this->weights(this->interiorCell) : Real(0);
     Real xs[Base::depth], rs[Base::depth], ws[Base::depth];
     for (int m = 0; m < Base::depth; ++m) {  // the loads, before any store
-      if (m >= count) break;
-      const Ordinal cell = start + plane * m;
-      xs[m] = x(cell);
-      rs[m] = r(cell);
-      ws[m] =
-          centre && this->interiorLevel(kBegin + m) ? uniformWeight : this->weights(cell);
+      if (m < count) {                       // a fixed trip count: unrolled, in registers
+        const Ordinal cell = start + plane * m;
+        xs[m] = x(cell);
+        rs[m] = r(cell);
+        ws[m] = centre && this->interiorLevel(kBegin + m) ? uniformWeight
+                                                          : this->weights(cell);
+      }
     }
     for (int m = 0; m < Base::depth; ++m) {
-      if (m >= count) break;
-      const Ordinal cell = start + plane * m;
-      x(cell) = xs[m] + alpha * here[m];
-      const Real ri = rs[m] - alpha * ap[m];
-      r(cell) = ri;
-      sums.value[cgRZ] += double(ri) * double(ws[m] * ri);
-      sums.value[cgRR] += double(ri) * double(ri);
+      if (m < count) {  // a fixed trip count: unrolled, in registers
+        const Ordinal cell = start + plane * m;
+        x(cell) = xs[m] + alpha * here[m];
+        const Real ri = rs[m] - alpha * ap[m];
+        r(cell) = ri;
+        sums.value[cgRZ] += double(ri) * double(ws[m] * ri);
+        sums.value[cgRR] += double(ri) * double(ri);
+      }
     }
   }
 };

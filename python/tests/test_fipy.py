@@ -160,6 +160,16 @@ CASES = {
             fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.4, order=1),
             fipy.NthOrderBoundaryCondition(faces=m.facesLeft, value=0.0, order=2),
             fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.3, order=2))}),
+    # The same orders with cell-variable coefficients: the flux conditions divide by
+    # FiPy's face values of the coefficients on their faces.
+    "fourth-order-cell-coefficients-all-orders-1d": _case(
+        lambda: Grid1D(nx=30, dx=[0.1] * 15 + [0.05] * 15), lambda m, p: -DiffusionTerm(
+            (CellVariable(mesh=m, value=1.0 + m.x), CellVariable(mesh=m, value=0.5 + m.x ** 2))),
+        bcs=(), dt=1e-2, options_of=lambda m: {"boundaryConditions": (
+            fipy.NthOrderBoundaryCondition(faces=m.facesLeft, value=0.2, order=0),
+            fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.4, order=1),
+            fipy.NthOrderBoundaryCondition(faces=m.facesLeft, value=0.0, order=2),
+            fipy.NthOrderBoundaryCondition(faces=m.facesRight, value=0.3, order=3))}),
     "fourth-order-steady-line-1d": _case(
         lambda: Grid1D(nx=40, dx=0.025), lambda m, p: DiffusionTerm((1.0, 1.0)),
         lhs_of=lambda m: None, bcs=(), options_of=lambda m: {"boundaryConditions": (
@@ -306,15 +316,15 @@ def test_other_boundary_conditions_fall_back():
     assert row["where"] == "fipy" and "applies its flux to one" in row["reason"]
 
 
-def test_fourth_order_field_coefficients_with_a_flux_condition_fall_back():
+def test_a_flux_condition_where_the_field_mobility_is_zero_falls_back():
     mesh = Grid1D(nx=10)
     phi = CellVariable(mesh=mesh, value=mesh.x)
     bc = fipy.NthOrderBoundaryCondition(faces=mesh.facesLeft, value=0.1, order=3)
-    mobility = CellVariable(mesh=mesh, value=1.0 + mesh.x)
+    mobility = CellVariable(mesh=mesh, value=np.where(mesh.x < 1.0, 0.0, 1.0 + mesh.x))
     (TransientTerm() == -DiffusionTerm((mobility, 1.0))).solve(
         var=phi, dt=1e-3, boundaryConditions=(bc,))
     (row,) = kf.report()
-    assert row["where"] == "fipy" and "with field coefficients" in row["reason"]
+    assert row["where"] == "fipy" and "mobility is 0 on a face" in row["reason"]
 
 
 def test_ill_posed_fourth_order_sign_falls_back():

@@ -95,11 +95,13 @@ def nth_order_conditions(boundary_conditions, translation, grid):
     - order 0, FixedValue on phi wherever a second-order operator reads phi: phi = value
       (kfvm's condition on phi, in the inner operator and in diffusion());
     - order 1, FixedFlux on the inner operator: c2 dphi/dn = value, so dphi/dn =
-      value / c2 (translated only where no other second-order term reads phi: FiPy
+      value / c2, c2 on the face (translated only where no other second-order term reads phi: FiPy
       applies that flux once, to whichever term it builds first);
     - order 2, FixedValue on the outer operator: y = value, so mu = -sign(c2) value;
     - order 3, FixedFlux on the outer operator: outward flux c1 dy/dn = value, so
-      D dmu/dn = -sigma value.
+      D dmu/dn = -sigma value, D on the face.
+    With field coefficients the face values are FiPy's own (the translation's face
+    arrays), as kfvm's fourth-order term takes them.
     FiPy applies a FixedFlux at the first solve only (it caches the condition it
     derives and never resets it): so does this. Returns the slots' (order, a, b, g) for
     phi and for mu, and the FixedFlux conditions to mark applied once the solve
@@ -145,13 +147,14 @@ def nth_order_conditions(boundary_conditions, translation, grid):
             g.append(value if bc.order == 0 else -fourth[2] * value)
             continue
         D, kappa, inner_sign = fourth
-        if not (D.is_constant and kappa.is_constant):
-            raise Untranslatable("a flux condition (NthOrderBoundaryCondition of order %d) "
-                                 "on a fourth-order term with field coefficients"
-                                 % bc.order)
-        D, kappa = D.constant, kappa.constant
-        if bc.order == 3 and D == 0:
-            raise Untranslatable("a flux condition on a fourth-order term of zero mobility")
+        at = grid.face_to_kfvm[chosen]  # field coefficients: their values on these faces
+        D = _np.full(len(chosen), D.constant) if D.is_constant else D.array[at]
+        kappa = _np.full(len(chosen), kappa.constant) if kappa.is_constant \
+            else kappa.array[at]
+        if _np.any((D if bc.order == 3 else kappa) == 0):
+            raise Untranslatable("a flux condition on a fourth-order term whose %s is 0 on "
+                                 "a face" % ("mobility" if bc.order == 3 else
+                                             "inner coefficient"))
         derived = bc._getDerivative(bc.order - 1)  # FiPy's own FixedFlux, cached in bc
         applied = getattr(derived, "boundaryConditionApplied", False)
         applied_now.append(derived)

@@ -20,6 +20,7 @@
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
+#include <kfvm_MatrixOperator.hpp>
 #include <kfvm_StencilOperator.hpp>
 #include <kfvm_SystemInfo.hpp>
 
@@ -223,22 +224,24 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
     });
   }
   // Per fused CG iteration (solvers/krylov/kfvm_ConjugateGradient.cpp), the bytes it must
-  // move: q = A p with p.q (the matrix, p, q); x += alpha p, r -= alpha q, z = r / diag
-  // with r.z and r.r (reads x, p, q, r, 1/diag; writes x, r, z); p = z + beta p (reads
-  // z, p; writes p). Before the fusion (to 2026-12-01) it was 20 vectors, not 13.
+  // move: q = A p with p.q (the matrix, p, q); r -= alpha q with r.z and r.r (reads r,
+  // q, 1/diag; writes r); x += alpha p, p = r / diag + beta p (reads r, 1/diag, p, x;
+  // writes p, x): the matrix and 12 vectors. (13 vectors from 2026-12-01 to 2026-12-03,
+  // with z stored and x updated in the second kernel; 20 before the fusion.)
   const double iterationBytes = nnz * (S + sizeof(Ordinal)) +
-                                (cells + 1) * sizeof(Offset) + cells * S * (2 + 8 + 3);
+                                (cells + 1) * sizeof(Offset) + cells * S * (2 + 4 + 6);
   results.push_back({"CG iteration (Jacobi)", n, stepSeconds / std::max(iterations, 1),
                      iterationBytes});
   // The iteration alone: two solves of the step's matrix from x = 0 that cannot converge
   // (rtol 1e-300), stopped at 10 and at 30 iterations; their time difference over their
   // iteration difference leaves out the step's assembly, the solver's setup and start.
-  {
+  const auto iterationAlone = [&](const std::string& name,
+                                  const LinearOperator<Space>& op, double bytes) {
     std::vector<std::pair<double, int>> solves;
     for (const int limit : {10, 30}) {
       auto cg = makeLinearSolver<Space>(
           "cg", {{"tolerance", "1e-300"}, {"max_iterations", std::to_string(limit)}});
-      cg->setMatrix(A);
+      cg->setOperator(op);
       int done = 0;
       const double seconds = medianSeconds(std::max(3, repeat / 2), [&] {
         Kokkos::deep_copy(y, Real(0));
@@ -248,51 +251,26 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
     }
     const int extra = solves[1].second - solves[0].second;
     if (extra > 0)
-      results.push_back({"CG iteration (Jacobi, 30 - 10 iterations)", n,
-                         (solves[1].first - solves[0].first) / extra, iterationBytes});
-  }
+      results.push_back({name, n, (solves[1].first - solves[0].first) / extra, bytes});
+  };
+  iterationAlone("CG iteration (Jacobi, 30 - 10 iterations)", MatrixOperator<Space>(A),
+                 iterationBytes);
   results.push_back(
       {"backward-Euler step, rtol 1e-8 (" + std::to_string(iterations) + " it)", n,
        stepSeconds, iterationBytes * iterations});
   // The same step solved matrix-free (MatrixFreeOperator: the stencil, constant D). Per
-  // iteration, where the stencil offers CG's two passes (StencilJacobiCg: 3D, the GPU's
-  // column loop): p = w r + beta p with p.A p (reads r and p, writes p), then x += alpha
-  // p, r -= alpha A p with r.z and r.r (reads x, p and r, writes x and r): 8 vectors, 10
-  // when w and the diagonal are read at every cell. Otherwise q = A p with p.q in one
-  // pass (reads p, and the diagonal unless it is uniform inside the grid; writes q),
-  // then the update and the next direction as above: 13 or 14 vectors. No matrix. The
-  // assembly refills the face coefficients, diagonal and right-hand side, not the matrix
-  // (counted in the time, not the bytes).
+  // iteration: q = A p with p.q in one pass (reads p, and the diagonal unless it is
+  // uniform inside the grid; writes q), then the update and the next direction as
+  // above, where 1/diag is read at the grid's boundary cells only when the diagonal is
+  // uniform inside: 10 vectors (12 or 13 otherwise), no matrix. The assembly refills the
+  // face coefficients, diagonal and right-hand side, not the matrix (counted in the
+  // time, not the bytes).
   {
     const MatrixFreeOperator<Space> stencil(assembler);
     const bool uniformDiagonal = stencil.stencil().uniformInteriorDiagonal();
-    const bool passes = stencil.jacobiCgPasses() != nullptr;
-    const double threeKernelBytes = cells * S * (uniformDiagonal ? 13 : 14);
-    const double twoPassBytes = cells * S * (uniformDiagonal ? 8 : 10);
-    // The iteration alone, both ways, as for the matrix above.
-    for (const bool twoPasses : {false, true}) {
-      if (twoPasses && !passes) break;
-      MatrixFreeOperator<Space> op(assembler);
-      op.setJacobiCgPasses(twoPasses);
-      std::vector<std::pair<double, int>> solves;
-      for (const int limit : {10, 30}) {
-        auto cg = makeLinearSolver<Space>(
-            "cg", {{"tolerance", "1e-300"}, {"max_iterations", std::to_string(limit)}});
-        cg->setOperator(op);
-        int done = 0;
-        const double seconds = medianSeconds(std::max(3, repeat / 2), [&] {
-          Kokkos::deep_copy(y, Real(0));
-          done = cg->solve(rhs, y).iterations;
-        });
-        solves.emplace_back(seconds, done);
-      }
-      const int extra = solves[1].second - solves[0].second;
-      if (extra > 0)
-        results.push_back({std::string("CG iteration matrix-free (Jacobi, 30 - 10, ") +
-                               (twoPasses ? "two passes)" : "three kernels)"),
-                           n, (solves[1].first - solves[0].first) / extra,
-                           twoPasses ? twoPassBytes : threeKernelBytes});
-    }
+    const double freeBytes = cells * S * (uniformDiagonal ? 10 : 13);
+    iterationAlone("CG iteration matrix-free (Jacobi, 30 - 10 iterations)", stencil,
+                   freeBytes);
     ImplicitStepper<Space> matrixFree(
         equation, makeLinearSolver<Space>("cg", {{"tolerance", "1e-8"}}));
     matrixFree.setMatrixFree(true);
@@ -301,7 +279,6 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
       Kokkos::deep_copy(work.values(), phi.values());
       freeIterations = matrixFree.step(work, Real(1) / invDt).iterations;
     });
-    const double freeBytes = passes ? twoPassBytes : threeKernelBytes;
     results.push_back({"backward-Euler step, matrix-free, rtol 1e-8 (" +
                            std::to_string(freeIterations) + " it)",
                        n, freeSeconds, freeBytes * freeIterations});

@@ -243,6 +243,49 @@ TEST(SolverStack, MatrixFreeStepsWithUniformStencilAndSweepsEqualMatrixSteps) {
   expectMatrixFreeStepsEqual(nonlinear, "cg", "jacobi", TimeScheme::BackwardEuler);
 }
 
+// The entries whose Jacobi weight CG's fused iteration takes from one entry on devices:
+// exactly the cells with all their neighbours, in 1D, 2D and 3D, and only where the
+// stencil's interior diagonal is one number.
+TEST(SolverStack, UniformDiagonalEntriesAreTheCellsWithAllTheirNeighbours) {
+  for (const auto& grid :
+       {CartesianGrid::uniform1D(7, 1.0), CartesianGrid::uniform2D(5, 4, 1.0, 1.0),
+        CartesianGrid::uniform3D(4, 5, 3, 1.0, 1.0, 1.0)}) {
+    Mesh<Space> mesh(grid);
+    Equation<Space> equation(mesh);
+    equation.transient(1.0).diffusion(0.5);
+    Assembler<Space> assembler(equation);
+    const MatrixFreeOperator<Space> stencil(assembler);
+    const UniformInteriorEntries uniform = stencil.uniformDiagonal();
+    ASSERT_EQ(uniform.representative, stencil.stencil().interiorCell());
+    ASSERT_GE(uniform.representative, 0);
+    const auto n = mesh.cellCounts();
+    int covered = 0;
+    for (Ordinal cell = 0; cell < mesh.numCells(); ++cell) {
+      const int index[3] = {cell % n[0], (cell / n[0]) % n[1], cell / (n[0] * n[1])};
+      bool inside = true;
+      for (int a = 0; a < mesh.dimension(); ++a)
+        inside = inside && index[a] > 0 && index[a] < n[a] - 1;
+      EXPECT_EQ(uniform.covers(cell), inside) << "cell " << cell;
+      EXPECT_EQ(uniform.valueEntry(cell), inside ? uniform.representative : cell);
+      covered += inside;
+    }
+    EXPECT_GT(covered, 0);
+  }
+  // A transient coefficient field: no uniform diagonal, nothing covered.
+  Mesh<Space> mesh(CartesianGrid::uniform3D(4, 4, 4, 1.0, 1.0, 1.0));
+  CellField<Space> rho(mesh, "rho");
+  setWavy(rho, 2.0);
+  Equation<Space> equation(mesh);
+  equation.transient(rho).diffusion(0.5);
+  Assembler<Space> assembler(equation);
+  const UniformInteriorEntries none =
+      MatrixFreeOperator<Space>(assembler).uniformDiagonal();
+  EXPECT_LT(none.representative, 0);
+  EXPECT_FALSE(none.covers(21));
+  EXPECT_EQ(MatrixOperator<Space>(assembler.matrix()).uniformDiagonal().representative,
+            -1);
+}
+
 TEST(SolverStack, MatrixFreeStepsEqualMatrixSteps) {
   Mesh<Space> mesh(CartesianGrid::uniform3D(9, 7, 5, 1.0, 0.8, 0.6));
   Equation<Space> equation(mesh);

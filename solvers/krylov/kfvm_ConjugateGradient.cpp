@@ -3,16 +3,18 @@
 //
 // The fused iteration (one process, Jacobi or no preconditioner, plain CG) is three
 // kernels and one host round trip: (1) q = A p with p.q (LinearOperator::applyAndDot:
-// one pass for the CRS matrix and the stencil, into device memory); (2) x += alpha
-// p, r -= alpha q, z = M^-1 r with r.z and r.r, alpha = r.z / p.q read on the device;
-// (3) p = z + beta p, beta read on the device. The sums stay in device Views; a
-// one-thread kernel publishes (r.z, r.r, p.q) to pinned host memory, and the host waits
-// once (a fence) to read them and decide convergence. Otherwise (any preconditioner, or
-// many processes) the general loop runs: two reductions per iteration, (p.q) and (r.z,
-// r.r) together. With Jacobi on an operator that offers JacobiCgPasses (the matrix-free
-// stencil with uniform weights), the iteration is two passes that compute A p themselves
-// and the publication: (1) p = w r + beta p_old with p.A p; (2) x += alpha p,
-// r -= alpha A p with r.z and r.r; p alternates between two vectors (p and q).
+// one pass for the CRS matrix and the stencil, into device memory); (2) r -= alpha q
+// with r.z and r.r (z = w r, w the Jacobi weights or 1, not stored), alpha = r.z / p.q
+// read on the device; (3) x += alpha p and p = w r + beta p, beta read on the device
+// (after the last iteration, x += alpha p alone). Moving x's update to (3), which reads
+// p anyway, and not storing z leaves 12 vectors of traffic an iteration (p, q; r, q, w,
+// r; r, w, p, x, p, x) against 13; where w is one number inside the grid
+// (Preconditioner::uniformWeights(): Jacobi over the constant-coefficient stencil) it is
+// read only at the boundary cells: 10. The sums stay in device Views; a one-thread
+// kernel publishes (r.z, r.r, p.q) to pinned host memory, and the host waits once (a
+// fence) to read them and decide convergence. Otherwise (any preconditioner, or many
+// processes) the general loop runs: two reductions per iteration, (p.q) and (r.z, r.r)
+// together.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_ForEach.hpp>
@@ -24,40 +26,63 @@
 
 namespace kfvm::Details {
 
-// (r.z, r.r, p.q) of one iteration: CgSums (kfvm_JacobiCgPasses.hpp).
-enum { RZ = cgRZ, RR = cgRR, PQ = cgPAP };
+/// (r.z, r.r, p.q) of one iteration.
+using CgSums = Compat::Sums<3>;
+enum { RZ = 0, RR = 1, PQ = 2 };
 
-/// alpha = r.z (previous) / p.q (this product; 0 when p.q <= 0, so that a breakdown
-/// changes nothing); x += alpha p; r -= alpha q; z = r / diagonal (Jacobi) or r; sums
-/// r.z and r.r, and carries p.q along for the host.
 template <class ExecSpace>
-struct UpdateAndDots {
-  Vector<ExecSpace> x, r, z, p, q, inverseDiagonal;
-  CgSumsView<ExecSpace> previous;
-  DeviceScalar<ExecSpace> product;
-  bool jacobi;
-  KOKKOS_FUNCTION void operator()(Ordinal i, CgSums& sums) const {
-    const double pq = product();
-    const Real alpha = pq > 0 ? Real(previous().value[RZ] / pq) : Real(0);
-    x(i) += alpha * p(i);
-    const Real ri = r(i) - alpha * q(i);
-    r(i) = ri;
-    const Real zi = jacobi ? ri * inverseDiagonal(i) : ri;
-    if (jacobi) z(i) = zi;
-    sums.value[RZ] += double(ri) * double(zi);
-    sums.value[RR] += double(ri) * double(ri);
-    if (i == 0) sums.value[PQ] += pq;
+using CgSumsView = Kokkos::View<CgSums, typename ExecSpace::memory_space>;
+
+/// The preconditioner's pointwise weights as the fused kernels read them: w, one entry
+/// for all the uniform ones, or 1 (no preconditioner).
+template <class ExecSpace>
+struct FusedWeights {
+  Vector<ExecSpace> w;  // empty: no preconditioner
+  UniformInteriorEntries uniform;
+  KOKKOS_INLINE_FUNCTION Real operator()(Ordinal i) const {
+    return w.extent(0) > 0 ? w(uniform.valueEntry(i)) : Real(1);
   }
 };
 
-/// p = z + (r.z new / r.z previous) p.
+/// alpha = r.z (previous) / p.q (this product; 0 when p.q <= 0, so that a breakdown
+/// changes nothing).
+template <class SumsView, class ScalarView>
+KOKKOS_INLINE_FUNCTION Real stepLength(const SumsView& previous,
+                                       const ScalarView& product) {
+  const double pq = product();
+  return pq > 0 ? Real(previous().value[RZ] / pq) : Real(0);
+}
+
+/// r -= alpha q; sums r.z and r.r (z = w r), and carries p.q along for the host.
+template <class ExecSpace>
+struct UpdateAndDots {
+  Vector<ExecSpace> r, q;
+  FusedWeights<ExecSpace> w;
+  CgSumsView<ExecSpace> previous;
+  DeviceScalar<ExecSpace> product;
+  KOKKOS_FUNCTION void operator()(Ordinal i, CgSums& sums) const {
+    const Real ri = r(i) - stepLength(previous, product) * q(i);
+    r(i) = ri;
+    sums.value[RZ] += double(ri) * double(w(i) * ri);
+    sums.value[RR] += double(ri) * double(ri);
+    if (i == 0) sums.value[PQ] += product();
+  }
+};
+
+/// x += alpha p; then (unless last) p = w r + (r.z new / r.z previous) p.
 template <class ExecSpace>
 struct NextDirection {
-  Vector<ExecSpace> z, p;
+  Vector<ExecSpace> x, r, p;
+  FusedWeights<ExecSpace> w;
   CgSumsView<ExecSpace> previous, current;
+  DeviceScalar<ExecSpace> product;
+  bool last;
   KOKKOS_FUNCTION void operator()(Ordinal i) const {
+    const Real pi = p(i);
+    x(i) += stepLength(previous, product) * pi;
+    if (last) return;
     const Real beta = Real(current().value[RZ] / previous().value[RZ]);
-    p(i) = z(i) + beta * p(i);
+    p(i) = w(i) * r(i) + beta * pi;
   }
 };
 
@@ -69,14 +94,14 @@ struct PublishSums {
   KOKKOS_FUNCTION void operator()(Ordinal) const { host() = current(); }
 };
 
-/// r.z and r.r (z = r / diagonal, or r) of the initial residual.
+/// p = z = w r, with r.z and r.r, of the initial residual.
 template <class ExecSpace>
 struct InitialDots {
-  Vector<ExecSpace> r, z, inverseDiagonal;
-  bool jacobi;
+  Vector<ExecSpace> r, p;
+  FusedWeights<ExecSpace> w;
   KOKKOS_FUNCTION void operator()(Ordinal i, CgSums& sums) const {
-    const Real zi = jacobi ? r(i) * inverseDiagonal(i) : r(i);
-    if (jacobi) z(i) = zi;
+    const Real zi = w(i) * r(i);
+    p(i) = zi;
     sums.value[RZ] += double(r(i)) * double(zi);
     sums.value[RR] += double(r(i)) * double(r(i));
   }
@@ -113,12 +138,9 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
     if (initial <= target)
       return finishReport(this->name(), 0, initial, initial, target, false);
     const bool pointwise = M.isIdentity() || M.pointwiseWeights() != nullptr;
-    const bool fusable = !flexible_ && pointwise && !A.space().distributed();
-    if (fusable && A.jacobiCgPasses() && M.invertsDiagonal() && M.isSetUpFor(A))
-      return twoPasses(*A.jacobiCgPasses(), *M.pointwiseWeights(), x, initial, target,
-                       criterion.maxIterations);
-    return fusable ? fused(A, M, x, initial, target, criterion.maxIterations)
-                   : general(A, M, x, initial, target, criterion.maxIterations);
+    return !flexible_ && pointwise && !A.space().distributed()
+               ? fused(A, M, x, initial, target, criterion.maxIterations)
+               : general(A, M, x, initial, target, criterion.maxIterations);
   }
 
  private:
@@ -127,17 +149,23 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
                      double initial, double target, int maxIterations) {
     const ExecSpace space;
     const Ordinal n = A.size();
-    const bool jacobi = !M.isIdentity();
-    const Vector<ExecSpace> weights =
-        jacobi ? *M.pointwiseWeights() : Vector<ExecSpace>();
-    const Vector<ExecSpace>& z = jacobi ? z_ : r_;  // no preconditioner: z is r
+    // On host spaces the uniform weight is not used: whether an entry is covered takes
+    // integer divisions, which cost a CPU core more than the 8 bytes they save.
+    constexpr bool onHost =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                   typename ExecSpace::memory_space>::accessible;
+    const FusedWeights<ExecSpace> w =
+        M.isIdentity() ? FusedWeights<ExecSpace>{}
+                       : FusedWeights<ExecSpace>{
+                             *M.pointwiseWeights(),
+                             onHost ? UniformInteriorEntries{} : M.uniformWeights()};
     Kokkos::parallel_reduce(
         "kfvm::ConjugateGradient::initialDots", indexRange(space, n),
-        InitialDots<ExecSpace>{r_, z_, weights, jacobi},
+        InitialDots<ExecSpace>{r_, p_, w},
         Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(sums_[1]));
-    Kokkos::deep_copy(space, p_, z);
     double residual = initial;
     int iteration = 0;
+    bool pending = false;  // x += alpha p of the last iteration not done yet
     while (iteration < maxIterations) {
       // Iteration i reads r.z from sums_[(i + 1) % 2] and writes sums_[i % 2].
       const auto& previous = sums_[(iteration + 1) % 2];
@@ -145,8 +173,7 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
       A.applyAndDot(p_, q_, product_);
       Kokkos::parallel_reduce(
           "kfvm::ConjugateGradient::updateAndDots", indexRange(space, n),
-          UpdateAndDots<ExecSpace>{x, r_, z_, p_, q_, weights, previous, product_,
-                                   jacobi},
+          UpdateAndDots<ExecSpace>{r_, q_, w, previous, product_},
           Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(current));
       forEachIndex("kfvm::ConjugateGradient::publishSums", space, 1,
                    PublishSums<ExecSpace>{current, published_});
@@ -155,43 +182,19 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
       if (!(sums.value[PQ] > 0))
         break;  // not positive definite, or breakdown: x unchanged
       ++iteration;
+      pending = true;
       residual = std::sqrt(sums.value[RR]);
       if (residual <= target || !std::isfinite(residual)) break;
-      forEachIndex("kfvm::ConjugateGradient::nextDirection", space, n,
-                   NextDirection<ExecSpace>{z, p_, previous, current});
+      forEachIndex(
+          "kfvm::ConjugateGradient::nextDirection", space, n,
+          NextDirection<ExecSpace>{x, r_, p_, w, previous, current, product_, false});
+      pending = false;
     }
-    return finishReport(this->name(), iteration, initial, residual, target,
-                        iteration >= maxIterations);
-  }
-
-  /// Jacobi through the operator's two passes (see the top of the file).
-  SolverReport twoPasses(const JacobiCgPasses<ExecSpace>& passes,
-                         const Vector<ExecSpace>& weights, const Vector<ExecSpace>& x,
-                         double initial, double target, int maxIterations) {
-    const ExecSpace space;
-    Kokkos::parallel_reduce(
-        "kfvm::ConjugateGradient::initialDots", indexRange(space, Ordinal(x.extent(0))),
-        InitialDots<ExecSpace>{r_, z_, weights, true},
-        Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(sums_[1]));
-    const Vector<ExecSpace> directions[2] = {p_, q_};
-    double residual = initial;
-    int iteration = 0;
-    while (iteration < maxIterations) {
-      // As fused(); the direction of iteration i goes to directions[i % 2].
-      const auto& previous = sums_[(iteration + 1) % 2];
-      const auto& current = sums_[iteration % 2];
-      const auto& p = directions[iteration % 2];
-      passes.direction(weights, r_, directions[(iteration + 1) % 2], p, previous, current,
-                       iteration == 0, product_);
-      passes.update(weights, p, x, r_, previous, product_, current);
-      forEachIndex("kfvm::ConjugateGradient::publishSums", space, 1,
-                   PublishSums<ExecSpace>{current, published_});
-      Compat::fence(space, "kfvm::ConjugateGradient::convergence");  // the round trip
-      const CgSums sums = published_();
-      if (!(sums.value[PQ] > 0)) break;  // not positive definite, or breakdown
-      ++iteration;
-      residual = std::sqrt(sums.value[RR]);
-      if (residual <= target || !std::isfinite(residual)) break;
+    if (pending) {  // the last iteration's x += alpha p
+      const int last = iteration - 1;
+      forEachIndex("kfvm::ConjugateGradient::lastUpdate", space, n,
+                   NextDirection<ExecSpace>{x, r_, p_, w, sums_[(last + 1) % 2],
+                                            sums_[last % 2], product_, true});
     }
     return finishReport(this->name(), iteration, initial, residual, target,
                         iteration >= maxIterations);

@@ -3,12 +3,40 @@
 
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CrsMatrix.hpp>
-#include <kfvm_JacobiCgPasses.hpp>
 #include <kfvm_VectorSpace.hpp>
 
 #include <string>
 
 namespace kfvm {
+
+/// The entries of a structured grid's cells that have all their neighbours inside the
+/// grid (along the axes below `dimension`, cells numbered i + nx (j + ny k)) when they
+/// share one diagonal value: that of entry `representative`; -1 when there are none (the
+/// default). The matrix-free stencil with constant coefficients has them
+/// (StencilOperator::uniformInteriorDiagonal()); Jacobi passes them on to CG's fused
+/// iteration, which then reads w = 1 / diag only at the grid's boundary cells.
+struct UniformInteriorEntries {
+  int dimension = 0;
+  int cells[3] = {1, 1, 1};
+  Ordinal representative = -1;
+
+  /// True when entry is one of them.
+  KOKKOS_INLINE_FUNCTION bool covers(Ordinal entry) const {
+    if (representative < 0) return false;
+    const int i = entry % cells[0];
+    if (i == 0 || i == cells[0] - 1) return false;
+    if (dimension < 2) return true;
+    const int j = (entry / cells[0]) % cells[1];
+    if (j == 0 || j == cells[1] - 1) return false;
+    if (dimension < 3) return true;
+    const int k = entry / (cells[0] * cells[1]);
+    return k > 0 && k < cells[2] - 1;
+  }
+  /// The entry whose value entry takes: representative for the covered ones.
+  KOKKOS_INLINE_FUNCTION Ordinal valueEntry(Ordinal entry) const {
+    return covers(entry) ? representative : entry;
+  }
+};
 
 /// y = A x for kfvm's solvers: what a Krylov method and a preconditioner need of a
 /// matrix, whether it is assembled or not, on one process or many (as Belos' Operator,
@@ -40,12 +68,11 @@ class LinearOperator {
     apply(x, y);
     Blas::dotInto(x, y, dot);
   }
-  /// CG's Jacobi-preconditioned iteration in two passes that compute A p themselves,
-  /// where the operator offers them (JacobiCgPasses: the matrix-free stencil with uniform
-  /// weights); nullptr otherwise.
-  virtual const JacobiCgPasses<ExecSpace>* jacobiCgPasses() const { return nullptr; }
   /// d = the diagonal of A (owned entries; ghosts 0).
   virtual void diagonal(const Vector<ExecSpace>& d) const = 0;
+  /// The entries whose diagonal value is one number (see UniformInteriorEntries); none
+  /// by default.
+  virtual UniformInteriorEntries uniformDiagonal() const { return {}; }
   /// The assembled matrix whose owned rows are A's, or nullptr when there is none
   /// (matrix-free). Its rows and columns are numbered as the space's entries.
   virtual const CrsMatrix<ExecSpace>* matrix() const { return nullptr; }

@@ -9,14 +9,19 @@ MatrixFreeOperator<ExecSpace>::MatrixFreeOperator(const Assembler<ExecSpace>& as
                                                   StencilLoop loop)
     : assembler_(&assembler),
       stencil_(assembler, loop),
-      space_(assembler.matrix().numRows()) {
-  if (StencilJacobiCg<ExecSpace>::available(stencil_))
-    jacobiCg_ = std::make_unique<StencilJacobiCg<ExecSpace>>(stencil_);
-}
+      space_(assembler.matrix().numRows()) {}
 
 template <class ExecSpace>
 void MatrixFreeOperator<ExecSpace>::diagonal(const Vector<ExecSpace>& d) const {
   Kokkos::deep_copy(ExecSpace(), d, assembler_->diagonal());
+}
+
+template <class ExecSpace>
+UniformInteriorEntries MatrixFreeOperator<ExecSpace>::uniformDiagonal() const {
+  if (!stencil_.uniformInteriorDiagonal()) return {};
+  const auto& mesh = assembler_->equation().mesh();
+  const auto n = mesh.cellCounts();
+  return {mesh.dimension(), {n[0], n[1], n[2]}, stencil_.interiorCell()};
 }
 
 #define KFVM_INSTANTIATE_MATRIX_FREE(Space) template class MatrixFreeOperator<Space>;

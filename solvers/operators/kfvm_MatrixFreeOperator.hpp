@@ -2,10 +2,7 @@
 #define KFVM_MATRIX_FREE_OPERATOR_HPP
 
 #include <kfvm_LinearOperator.hpp>
-#include <kfvm_StencilJacobiCg.hpp>
 #include <kfvm_StencilOperator.hpp>
-
-#include <memory>
 
 namespace kfvm {
 
@@ -13,16 +10,12 @@ namespace kfvm {
 /// from the face coefficients and diagonal of the assembler's last assemble(), read in
 /// place (StencilOperator), the same numbers as the assembled matrix to rounding. The
 /// assembler must outlive the operator. Throws kfvm::Error for an equation with the
-/// fourth-order term (its stencil reaches two cells; use the matrix). With uniform
-/// weights in 3D and the Columns loop it offers CG's two-pass Jacobi iteration
-/// (StencilJacobiCg).
+/// fourth-order term (its stencil reaches two cells; use the matrix).
 template <class ExecSpace>
 class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
  public:
   explicit MatrixFreeOperator(const Assembler<ExecSpace>& assembler,
                               StencilLoop loop = StencilLoop::Auto);
-  MatrixFreeOperator(const MatrixFreeOperator&) = delete;  // the passes point at stencil_
-  MatrixFreeOperator& operator=(const MatrixFreeOperator&) = delete;
 
   std::string description() const override { return "matrix-free stencil"; }
   const VectorSpace<ExecSpace>& space() const override { return space_; }
@@ -33,21 +26,16 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
                    const DeviceScalar<ExecSpace>& dot) const override {
     stencil_.applyAndDot(x, y, dot);
   }
-  const JacobiCgPasses<ExecSpace>* jacobiCgPasses() const override {
-    return offerPasses_ ? jacobiCg_.get() : nullptr;
-  }
-  /// Whether jacobiCgPasses() offers the two passes where they apply (the default), or
-  /// CG takes its three-kernel iteration (kfvm-bench times both).
-  void setJacobiCgPasses(bool offer) { offerPasses_ = offer; }
   void diagonal(const Vector<ExecSpace>& d) const override;
+  /// The cells with all their neighbours, with constant coefficients (the stencil reads
+  /// one diagonal entry for them: StencilOperator::uniformInteriorDiagonal()).
+  UniformInteriorEntries uniformDiagonal() const override;
   const StencilOperator<ExecSpace>& stencil() const { return stencil_; }
 
  private:
   const Assembler<ExecSpace>* assembler_;
   StencilOperator<ExecSpace> stencil_;
   VectorSpace<ExecSpace> space_;
-  std::unique_ptr<StencilJacobiCg<ExecSpace>> jacobiCg_;  // when available
-  bool offerPasses_ = true;
 };
 
 }  // namespace kfvm

@@ -33,13 +33,14 @@ class Jacobi final : public Preconditioner<ExecSpace> {
     Blas::multiplyElements(inverse_, r, z);
   }
   const Vector<ExecSpace>* pointwiseWeights() const override { return &inverse_; }
-  bool invertsDiagonal() const override { return true; }
+  UniformInteriorEntries uniformWeights() const override { return uniform_; }
 
  private:
   void setupImpl(const LinearOperator<ExecSpace>& op, bool sizeChanged, bool) override {
     const Ordinal n = op.size();
     if (sizeChanged) inverse_ = Vector<ExecSpace>("kfvm::Jacobi::inverseDiagonal", n);
     op.diagonal(inverse_);
+    uniform_ = op.uniformDiagonal();
     const auto& owned = op.space().ownedMask();
     Ordinal first = n;
     Kokkos::parallel_reduce(
@@ -51,6 +52,7 @@ class Jacobi final : public Preconditioner<ExecSpace> {
   }
 
   Vector<ExecSpace> inverse_;
+  UniformInteriorEntries uniform_;
 };
 
 template <class ExecSpace>

@@ -36,12 +36,9 @@ class Preconditioner {
   /// For a pointwise preconditioner (Jacobi: z = w .* r), w; nullptr otherwise. The fused
   /// CG iteration applies it inside its update kernel.
   virtual const Vector<ExecSpace>* pointwiseWeights() const { return nullptr; }
-  /// True when pointwiseWeights() are 1 / diag(A) of the operator of the last setup()
-  /// (Jacobi): CG may then take the operator's two-pass iteration
-  /// (LinearOperator::jacobiCgPasses()).
-  virtual bool invertsDiagonal() const { return false; }
-  /// True when the last setup() was for op.
-  bool isSetUpFor(const LinearOperator<ExecSpace>& op) const { return op_ == &op; }
+  /// Where the pointwise weights are one number: w's entry `representative` stands for
+  /// every covered entry (Jacobi over an operator whose diagonal is one number there).
+  virtual UniformInteriorEntries uniformWeights() const { return {}; }
   /// True for "none" (z = r).
   virtual bool isIdentity() const { return false; }
   /// True when setup() needs the operator's assembled matrix (a factorization): such a

@@ -12,6 +12,34 @@ namespace kfvm {
 
 namespace Details {
 
+/// The Columns loop's work items: one per column (i, j) and chunk of `depth` cells along
+/// k, the columns taken in tiles of tileI x tileJ, so that a GPU block of 128 (or a
+/// multiple) reads its x neighbours in j from lines its own warps loaded.
+struct StencilColumnTiles {
+  static constexpr int tileI = 32, tileJ = 4, depth = 8;
+  int nx = 0, ny = 0, tilesI = 0, tilesJ = 0;
+  Ordinal items = 0;
+
+  StencilColumnTiles() = default;
+  explicit StencilColumnTiles(const std::array<int, 3>& cellCounts)
+      : nx(cellCounts[0]),
+        ny(cellCounts[1]),
+        tilesI((cellCounts[0] + tileI - 1) / tileI),
+        tilesJ((cellCounts[1] + tileJ - 1) / tileJ),
+        items(Ordinal(tilesI) * tilesJ * tileI * tileJ *
+              ((cellCounts[2] + depth - 1) / depth)) {}
+
+  /// The column (i, j) and first k of work item index; false outside the grid.
+  KOKKOS_INLINE_FUNCTION bool chunkOf(Ordinal index, int& i, int& j, int& kBegin) const {
+    const int inTile = int(index % (tileI * tileJ));
+    const Ordinal tile = index / (tileI * tileJ);
+    i = int(tile % tilesI) * tileI + inTile % tileI;
+    j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
+    kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
+    return i < nx && j < ny;
+  }
+};
+
 /// Data and per-cell arithmetic shared by the loops.
 template <class ExecSpace>
 struct StencilData {
@@ -406,7 +434,7 @@ StencilOperator<ExecSpace>::StencilOperator(const Assembler<ExecSpace>& assemble
                     (mesh.dimension() >= 3 ? Ordinal(n[0]) * n[1] : 0);
   if (loop_ == StencilLoop::Columns)
     dotSums_ = BlockReduction<double, ExecSpace>("kfvm::StencilOperator::dotSums",
-                                                 StencilColumnTiles(n).items);
+                                                 Details::StencilColumnTiles(n).items);
 }
 
 template <class ExecSpace>
@@ -485,7 +513,7 @@ void StencilOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                          Kokkos::TeamPolicy<ExecSpace>(space, n[1] * n[2], Kokkos::AUTO),
                          Details::StencilTeams<ExecSpace>{data});
   } else if (loop_ == StencilLoop::Columns) {
-    const StencilColumnTiles c(n);
+    const Details::StencilColumnTiles c(n);
     if (uniform_ && mesh.dimension() == 3)
       forEachIndex("kfvm::StencilOperator::applyUniformColumns", space, c.items,
                    Details::StencilUniformColumns<ExecSpace>{{data, c}});
@@ -515,7 +543,7 @@ void StencilOperator<ExecSpace>::applyAndDot(const Vector<ExecSpace>& x,
           "StencilOperator::applyAndDot: vectors must have ", mesh.numCells(),
           " entries, got ", x.extent(0), " and ", y.extent(0));
   const auto data = stencilData(x, y);
-  const StencilColumnTiles c(mesh.cellCounts());
+  const Details::StencilColumnTiles c(mesh.cellCounts());
   if (uniform_ && mesh.dimension() == 3)
     dotSums_.sum("kfvm::StencilOperator::applyUniformColumnsAndDot", space, c.items,
                  Details::StencilUniformColumnsDot<ExecSpace>{{{data, c}}}, xDotY);

@@ -30,34 +30,6 @@ struct StencilData;
 /// All give the same numbers.
 enum class StencilLoop { Auto, Rows, Columns, Cells, Teams, StreamingRows };
 
-/// The Columns loop's work items: one per column (i, j) and chunk of `depth` cells along
-/// k, the columns taken in tiles of tileI x tileJ, so that a GPU block of 128 (or a
-/// multiple) reads its x neighbours in j from lines its own warps loaded.
-struct StencilColumnTiles {
-  static constexpr int tileI = 32, tileJ = 4, depth = 8;
-  int nx = 0, ny = 0, tilesI = 0, tilesJ = 0;
-  Ordinal items = 0;
-
-  StencilColumnTiles() = default;
-  explicit StencilColumnTiles(const std::array<int, 3>& cellCounts)
-      : nx(cellCounts[0]),
-        ny(cellCounts[1]),
-        tilesI((cellCounts[0] + tileI - 1) / tileI),
-        tilesJ((cellCounts[1] + tileJ - 1) / tileJ),
-        items(Ordinal(tilesI) * tilesJ * tileI * tileJ *
-              ((cellCounts[2] + depth - 1) / depth)) {}
-
-  /// The column (i, j) and first k of work item index; false outside the grid.
-  KOKKOS_INLINE_FUNCTION bool chunkOf(Ordinal index, int& i, int& j, int& kBegin) const {
-    const int inTile = int(index % (tileI * tileJ));
-    const Ordinal tile = index / (tileI * tileJ);
-    i = int(tile % tilesI) * tileI + inTile % tileI;
-    j = int((tile / tilesI) % tilesJ) * tileJ + inTile / tileI;
-    kBegin = int(tile / (Ordinal(tilesI) * tilesJ)) * depth;
-    return i < nx && j < ny;
-  }
-};
-
 /// Matrix-free apply of the assembled operator on a structured grid: the 3-, 5- or
 /// 7-point stencil read from the assembler's face coefficients and diagonal through
 /// (i, j, k) indexing, with no matrix and no connectivity lookups. apply() gives the same
@@ -90,12 +62,9 @@ class StencilOperator {
   /// (constant transient and implicit source coefficients, at least 3 cells per axis):
   /// apply() then reads one diagonal entry for all of them, and x and y alone per cell.
   bool uniformInteriorDiagonal() const { return interiorCell_ >= 0; }
-  /// With uniformWeights(), the weight D A / d of the interior faces of each axis.
-  const std::array<Real, 3>& interiorWeights() const { return weights_; }
   /// With uniformInteriorDiagonal(), the cell whose diagonal entry stands for every cell
   /// with all its neighbours; -1 otherwise.
   Ordinal interiorCell() const { return interiorCell_; }
-  const Assembler<ExecSpace>& assembler() const { return *assembler_; }
   StencilLoop loop() const { return loop_; }
 
  private:
@@ -105,7 +74,7 @@ class StencilOperator {
   StencilLoop loop_;
   BlockReduction<double, ExecSpace> dotSums_;  // applyAndDot's, with the Columns loop
   bool uniform_ = false;
-  std::array<Real, 3> weights_ = {0, 0, 0};
+  Real weights_[3] = {0, 0, 0};
   Ordinal interiorCell_ = -1;
 };
 

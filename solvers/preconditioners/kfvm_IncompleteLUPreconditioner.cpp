@@ -88,11 +88,13 @@ class IncompleteLUPreconditioner final : public Preconditioner<ExecSpace> {
     std::vector<Ordinal> keptColumns;
     std::vector<Offset> sources;
     for (Ordinal row = 0; row < n; ++row) {
-      if (!isOwned(row)) {
+      if (!isOwned(row)) {  // a ghost row: its unit diagonal only
         keptColumns.push_back(row);
         sources.push_back(unitDiagonal);
+        keptOffsets.push_back(keptColumns.size());
+        continue;
       }
-      for (Offset e = offsets(row); e < offsets(row + 1) && isOwned(row); ++e) {
+      for (Offset e = offsets(row); e < offsets(row + 1); ++e) {
         if (columns(e) % blocks != row % blocks || !isOwned(columns(e))) continue;
         keptColumns.push_back(columns(e));
         sources.push_back(e);

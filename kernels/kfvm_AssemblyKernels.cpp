@@ -135,16 +135,54 @@ struct RowFillKernel {
   AssemblyGeometry<ExecSpace> g;
   RowFillArguments<ExecSpace> r;
 
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+  /// The row's cell terms: its diagonal and right-hand side before the faces, and
+  /// (K phiOld) of the row so far.
+  struct CellTerms {
+    Real diag, b, Kold, oldValue;
+  };
+  KOKKOS_INLINE_FUNCTION CellTerms cellTerms(Ordinal cell) const {
     const Real volume = g.volumes(cell);
-    const bool fillMatrix = r.values.extent(0) > 0;  // else diagonal and rhs only
     const Real mass = g.transient ? r.invDt * g.rho(cell) * volume : Real(0);
     const Real oldValue = r.old(cell);
     const Real c = g.matrixSource(cell);
-    Real diag = mass - r.theta * c * volume;
-    Real b = mass * oldValue + g.s(cell) * volume;
-    if (g.sourceDiagonalOnly) b += g.explicitSource(cell) * volume * r.iterate(cell);
-    Real Kold = -c * volume * oldValue;  // (K phiOld) of this row
+    CellTerms t{mass - r.theta * c * volume, mass * oldValue + g.s(cell) * volume,
+                -c * volume * oldValue, oldValue};
+    if (g.sourceDiagonalOnly) t.b += g.explicitSource(cell) * volume * r.iterate(cell);
+    return t;
+  }
+
+  /// A row of the structured interior (RowFillArguments::structured): the faces in the
+  /// order of the mesh's face lists (low x, high x, low y, ...); the cell is the
+  /// neighbour of its low face and the owner of its high one.
+  KOKKOS_INLINE_FUNCTION void structuredRow(Ordinal cell, const int idx[3]) const {
+    CellTerms t = cellTerms(cell);
+    const int nx = r.structured.cells(0), ny = r.structured.cells(1);
+    const int dimension = r.structured.dimension();
+    Ordinal low = r.firstFaces[0] + idx[0] + (nx + 1) * (idx[1] + ny * idx[2]);
+    t.diag += r.theta * r.neighbourWeights(low);
+    t.diag += r.theta * r.ownerWeights(low + 1);
+    if (dimension >= 2) {
+      low = r.firstFaces[1] + idx[0] + nx * (idx[1] + (ny + 1) * idx[2]);
+      t.diag += r.theta * r.neighbourWeights(low);
+      t.diag += r.theta * r.ownerWeights(low + nx);
+    }
+    if (dimension >= 3) {
+      low = r.firstFaces[2] + cell;
+      t.diag += r.theta * r.neighbourWeights(low);
+      t.diag += r.theta * r.ownerWeights(low + Ordinal(nx) * ny);
+    }
+    r.diagonal(cell) = t.diag;
+    r.rhs(cell) = t.b;  // theta = 1: (1 - theta) K phiOld is 0
+  }
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    if (r.structured.covers(cell, idx)) {
+      structuredRow(cell, idx);
+      return;
+    }
+    const bool fillMatrix = r.values.extent(0) > 0;  // else diagonal and rhs only
+    CellTerms t = cellTerms(cell);
     for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
          ++slot) {
       const Ordinal f = g.cellFaces(slot);
@@ -153,19 +191,19 @@ struct RowFillKernel {
         const auto side =
             interiorSide<ExecSpace>(cell, o, n, r.ownerWeights, r.neighbourWeights, f);
         if (fillMatrix) r.values(r.faceEntries(slot)) = -r.theta * side.aOther;
-        diag += r.theta * side.aSelf;
-        Kold += side.aSelf * oldValue - side.aOther * r.old(side.other);
-        if (r.tvd) b += o == cell ? -r.correction(f) : r.correction(f);
+        t.diag += r.theta * side.aSelf;
+        t.Kold += side.aSelf * t.oldValue - side.aOther * r.old(side.other);
+        if (r.tvd) t.b += o == cell ? -r.correction(f) : r.correction(f);
       } else {
         const BoundaryFlux flux = g.boundary(f, r.ownerWeights(f));
-        diag += r.theta * flux.aB;
-        b += flux.cB;
-        Kold += flux.aB * oldValue;
+        t.diag += r.theta * flux.aB;
+        t.b += flux.cB;
+        t.Kold += flux.aB * t.oldValue;
       }
     }
-    if (fillMatrix) r.values(r.diagonalEntries(cell)) = diag;
-    r.diagonal(cell) = diag;
-    r.rhs(cell) = b - (1 - r.theta) * Kold;
+    if (fillMatrix) r.values(r.diagonalEntries(cell)) = t.diag;
+    r.diagonal(cell) = t.diag;
+    r.rhs(cell) = t.b - (1 - r.theta) * t.Kold;
   }
 };
 

@@ -243,6 +243,34 @@ TEST(SolverStack, MatrixFreeStepsWithUniformStencilAndSweepsEqualMatrixSteps) {
   expectMatrixFreeStepsEqual(nonlinear, "cg", "jacobi", TimeScheme::BackwardEuler);
 }
 
+// The multiply-and-shift division equals integer division for every divisor from 1 to
+// 2^31 - 1 tried, at the numerators around each multiple and at the top of the range,
+// and a divisor below 1 is an error naming it.
+TEST(SolverStack, FixedDivisorEqualsIntegerDivision) {
+  std::vector<int> divisors;
+  for (int d = 1; d <= 1100; ++d) divisors.push_back(d);
+  for (const int d : {4095, 4096, 4097, 65535, 65536, 65537, 1 << 20, (1 << 20) + 1,
+                      123456789, 1 << 30, (1 << 30) + 1, 2147483646, 2147483647})
+    divisors.push_back(d);
+  const int top = 2147483647;
+  for (const int d : divisors) {
+    const FixedDivisor divisor(d);
+    ASSERT_EQ(divisor.divisor(), d);
+    const auto expectQuotient = [&](long long n) {
+      if (n < 0 || n > top) return;
+      ASSERT_EQ(divisor.quotient(int(n)), int(n / d)) << n << " / " << d;
+    };
+    for (long long n = 0; n < 3000; ++n) expectQuotient(n);
+    for (long long n = top; n > top - 3000; --n) expectQuotient(n);
+    for (long long multiple = d; multiple <= top;
+         multiple += std::max(d, top / 512 / d * d))
+      for (long long n = multiple - 2; n <= multiple + 2; ++n) expectQuotient(n);
+  }
+  EXPECT_EQ(FixedDivisor().quotient(top), top);
+  expectError([] { FixedDivisor(0); }, {"FixedDivisor", "not 0"});
+  expectError([] { FixedDivisor(-3); }, {"not -3"});
+}
+
 // The entries whose Jacobi weight CG's fused iteration takes from one entry on devices:
 // exactly the cells with all their neighbours, in 1D, 2D and 3D, and only where the
 // stencil's interior diagonal is one number.

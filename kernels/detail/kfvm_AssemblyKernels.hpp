@@ -9,6 +9,7 @@
 
 #include <kfvm_Equation.hpp>
 #include <kfvm_ForEach.hpp>
+#include <kfvm_GridInterior.hpp>
 
 namespace kfvm::Details {
 
@@ -248,6 +249,12 @@ struct RowFillArguments {
   Real invDt, theta;
   bool tvd;
   Vector<ExecSpace> iterate;  // where explicit parts are evaluated
+  /// The cells whose rows are filled through (i, j, k) instead of the face lists: the
+  /// mesh's interior when theta = 1, without TVD and without the matrix, where such a
+  /// row is its diagonal (the weights of its faces, found by index) and right-hand side
+  /// alone; none otherwise. The same numbers as the face lists, in the same order.
+  GridInterior structured;
+  Ordinal firstFaces[3] = {0, 0, 0};  // the mesh's firstFace(axis)
 };
 
 template <class ExecSpace>

@@ -3,34 +3,32 @@
 
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CrsMatrix.hpp>
+#include <kfvm_GridInterior.hpp>
 #include <kfvm_VectorSpace.hpp>
 
+#include <array>
 #include <string>
 
 namespace kfvm {
 
 /// The entries of a structured grid's cells that have all their neighbours inside the
-/// grid (along the axes below `dimension`, cells numbered i + nx (j + ny k)) when they
-/// share one diagonal value: that of entry `representative`; -1 when there are none (the
-/// default). The matrix-free stencil with constant coefficients has them
-/// (StencilOperator::uniformInteriorDiagonal()); Jacobi passes them on to CG's fused
-/// iteration, which then reads w = 1 / diag only at the grid's boundary cells.
+/// grid (GridInterior) when they share one diagonal value: that of entry
+/// `representative`; -1 when there are none (the default). The matrix-free stencil with
+/// constant coefficients has them (StencilOperator::uniformInteriorDiagonal()); Jacobi
+/// passes them on to CG's fused iteration, which then reads w = 1 / diag only at the
+/// grid's boundary cells.
 struct UniformInteriorEntries {
-  int dimension = 0;
-  int cells[3] = {1, 1, 1};
+  GridInterior interior;
   Ordinal representative = -1;
+
+  UniformInteriorEntries() = default;
+  UniformInteriorEntries(int dimension, const std::array<int, 3>& cells,
+                         Ordinal representative_)
+      : interior(dimension, cells), representative(representative_) {}
 
   /// True when entry is one of them.
   KOKKOS_INLINE_FUNCTION bool covers(Ordinal entry) const {
-    if (representative < 0) return false;
-    const int i = entry % cells[0];
-    if (i == 0 || i == cells[0] - 1) return false;
-    if (dimension < 2) return true;
-    const int j = (entry / cells[0]) % cells[1];
-    if (j == 0 || j == cells[1] - 1) return false;
-    if (dimension < 3) return true;
-    const int k = entry / (cells[0] * cells[1]);
-    return k > 0 && k < cells[2] - 1;
+    return representative >= 0 && interior.covers(entry);
   }
   /// The entry whose value entry takes: representative for the covered ones.
   KOKKOS_INLINE_FUNCTION Ordinal valueEntry(Ordinal entry) const {

@@ -21,7 +21,7 @@ UniformInteriorEntries MatrixFreeOperator<ExecSpace>::uniformDiagonal() const {
   if (!stencil_.uniformInteriorDiagonal()) return {};
   const auto& mesh = assembler_->equation().mesh();
   const auto n = mesh.cellCounts();
-  return {mesh.dimension(), {n[0], n[1], n[2]}, stencil_.interiorCell()};
+  return UniformInteriorEntries(mesh.dimension(), n, stencil_.interiorCell());
 }
 
 #define KFVM_INSTANTIATE_MATRIX_FREE(Space) template class MatrixFreeOperator<Space>;

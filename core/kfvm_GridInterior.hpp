@@ -23,7 +23,7 @@ class GridInterior {
         byRow_(cells[0]),
         byColumn_(cells[1]) {}
 
-  int dimension() const { return dimension_; }
+  KOKKOS_INLINE_FUNCTION int dimension() const { return dimension_; }
   KOKKOS_INLINE_FUNCTION int cells(int axis) const { return cells_[axis]; }
 
   /// True when cell has all its neighbours; index gets its (i, j, k) either way (unless

@@ -30,13 +30,17 @@ class GridInterior {
   /// no cell is covered).
   KOKKOS_INLINE_FUNCTION bool covers(Ordinal cell, int index[3]) const {
     if (dimension_ == 0) return false;
+    indices(cell, index);
+    for (int a = 0; a < dimension_; ++a)
+      if (index[a] == 0 || index[a] == cells_[a] - 1) return false;
+    return true;
+  }
+  /// (i, j, k) of cell, any cell of the grid.
+  KOKKOS_INLINE_FUNCTION void indices(Ordinal cell, int index[3]) const {
     const int row = byRow_.quotient(cell);  // j + ny k
     index[0] = cell - row * cells_[0];
     index[2] = byColumn_.quotient(row);
     index[1] = row - index[2] * cells_[1];
-    for (int a = 0; a < dimension_; ++a)
-      if (index[a] == 0 || index[a] == cells_[a] - 1) return false;
-    return true;
   }
   KOKKOS_INLINE_FUNCTION bool covers(Ordinal cell) const {
     int index[3];

@@ -115,9 +115,9 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
                                             theta,
                                             tvd,
                                             iterate.values()};
-  // Rows of the structured interior without the face lists where they are the diagonal
-  // and right-hand side alone (a matrix-free backward-Euler or steady fill: 1.0 ms of
-  // the 256^3 step through the face lists on the H200).
+  // Rows through (i, j, k) without the face lists where they are the diagonal and
+  // right-hand side alone (a matrix-free backward-Euler or steady fill: 1.0 ms of the
+  // 256^3 step through the face lists on the H200).
   if (!fillsMatrix_ && theta == 1 && !tvd) {
     rows.structured = GridInterior(mesh.dimension(), mesh.cellCounts());
     for (int a = 0; a < mesh.dimension(); ++a) rows.firstFaces[a] = mesh.firstFace(a);
@@ -164,6 +164,16 @@ void Assembler<ExecSpace>::setFillsMatrix(bool fill) {
           "Assembler::setFillsMatrix(false): the higher-order diffusion term has no "
           "matrix-free form; its solves need the matrix");
   fillsMatrix_ = fill;
+}
+
+template <class ExecSpace>
+void Assembler<ExecSpace>::faceForm(const DeviceView<Real*, ExecSpace>& faces) const {
+  const auto& mesh = equation_.mesh();
+  require(faces.extent(0) == std::size_t(mesh.numFaces()),
+          "Assembler::faceForm: ", faces.extent(0), " entries for the mesh's ",
+          mesh.numFaces(), " faces");
+  Details::faceFormCoefficients<ExecSpace>(equation_, ownerWeights_, neighbourWeights_,
+                                           theta_, faces);
 }
 
 template <class ExecSpace>

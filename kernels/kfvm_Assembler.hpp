@@ -42,6 +42,15 @@ class Assembler {
   void setFillsMatrix(bool fill);
   bool fillsMatrix() const { return fillsMatrix_; }
 
+  /// The face form of the last assemble()'s operator, which geometric multigrid
+  /// coarsens: faces(f) (numbered as the mesh's faces) is theta times interior face f's
+  /// weight (the mean of its two sides': convection enters by its symmetric part), or
+  /// theta times the conductance aB of boundary face f to its boundary value. The
+  /// diagonal is then a cell part plus the sum of the cell's faces' coefficients, and
+  /// an interior face couples its two cells by -faces(f). Throws kfvm::Error naming a
+  /// View of the wrong size.
+  void faceForm(const DeviceView<Real*, ExecSpace>& faces) const;
+
   /// y = K x with the face coefficients of the last assemble(): the generic face path,
   /// without the matrix.
   void applySpatialOperator(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;

@@ -151,33 +151,44 @@ struct RowFillKernel {
     return t;
   }
 
-  /// A row of the structured interior (RowFillArguments::structured): the faces in the
-  /// order of the mesh's face lists (low x, high x, low y, ...); the cell is the
-  /// neighbour of its low face and the owner of its high one.
+  /// A row of the structured grid (RowFillArguments::structured): its faces found by
+  /// (i, j, k), in the order of the mesh's face lists (low x, high x, low y, ...); the
+  /// cell is the neighbour of its low face and the owner of its high one.
   KOKKOS_INLINE_FUNCTION void structuredRow(Ordinal cell, const int idx[3]) const {
     CellTerms t = cellTerms(cell);
-    const int nx = r.structured.cells(0), ny = r.structured.cells(1);
-    const int dimension = r.structured.dimension();
-    Ordinal low = r.firstFaces[0] + idx[0] + (nx + 1) * (idx[1] + ny * idx[2]);
-    t.diag += r.theta * r.neighbourWeights(low);
-    t.diag += r.theta * r.ownerWeights(low + 1);
-    if (dimension >= 2) {
-      low = r.firstFaces[1] + idx[0] + nx * (idx[1] + (ny + 1) * idx[2]);
-      t.diag += r.theta * r.neighbourWeights(low);
-      t.diag += r.theta * r.ownerWeights(low + nx);
-    }
-    if (dimension >= 3) {
-      low = r.firstFaces[2] + cell;
-      t.diag += r.theta * r.neighbourWeights(low);
-      t.diag += r.theta * r.ownerWeights(low + Ordinal(nx) * ny);
+    const int n[3] = {r.structured.cells(0), r.structured.cells(1),
+                      r.structured.cells(2)};
+    for (int a = 0; a < r.structured.dimension(); ++a) {
+      const Ordinal low =
+          a == 0   ? r.firstFaces[0] + idx[0] + (n[0] + 1) * (idx[1] + n[1] * idx[2])
+          : a == 1 ? r.firstFaces[1] + idx[0] + n[0] * (idx[1] + (n[1] + 1) * idx[2])
+                   : r.firstFaces[2] + cell;
+      const Ordinal high = low + (a == 0 ? 1 : a == 1 ? n[0] : Ordinal(n[0]) * n[1]);
+      if (idx[a] > 0) {
+        t.diag += r.theta * r.neighbourWeights(low);
+      } else {
+        boundaryFace(low, t);
+      }
+      if (idx[a] + 1 < n[a]) {
+        t.diag += r.theta * r.ownerWeights(high);
+      } else {
+        boundaryFace(high, t);
+      }
     }
     r.diagonal(cell) = t.diag;
     r.rhs(cell) = t.b;  // theta = 1: (1 - theta) K phiOld is 0
   }
 
+  KOKKOS_INLINE_FUNCTION void boundaryFace(Ordinal f, CellTerms& t) const {
+    const BoundaryFlux flux = g.boundary(f, r.ownerWeights(f));
+    t.diag += r.theta * flux.aB;
+    t.b += flux.cB;
+  }
+
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    int idx[3];
-    if (r.structured.covers(cell, idx)) {
+    if (r.structured.dimension() > 0) {
+      int idx[3];
+      r.structured.indices(cell, idx);
       structuredRow(cell, idx);
       return;
     }
@@ -375,6 +386,33 @@ void fillRows(const Equation<ExecSpace>& equation,
               RowFillKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation), rows});
 }
 
+namespace {
+
+template <class ExecSpace>
+struct FaceFormKernel {
+  AssemblyGeometry<ExecSpace> g;
+  DeviceView<const Real*, ExecSpace> ownerWeights, neighbourWeights;
+  Real theta;
+  DeviceView<Real*, ExecSpace> faces;
+  KOKKOS_FUNCTION void operator()(Ordinal f) const {
+    faces(f) = g.faceCells(f, 1) >= 0
+                   ? theta * Real(0.5) * (ownerWeights(f) + neighbourWeights(f))
+                   : theta * g.boundary(f, ownerWeights(f)).aB;
+  }
+};
+
+}  // namespace
+
+template <class ExecSpace>
+void faceFormCoefficients(const Equation<ExecSpace>& equation,
+                          const DeviceView<const Real*, ExecSpace>& ownerWeights,
+                          const DeviceView<const Real*, ExecSpace>& neighbourWeights,
+                          Real theta, const DeviceView<Real*, ExecSpace>& faces) {
+  forEachFace("kfvm::Assembler::faceForm", equation.mesh(),
+              FaceFormKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation),
+                                        ownerWeights, neighbourWeights, theta, faces});
+}
+
 template <class ExecSpace>
 void applySpatialOperator(const Equation<ExecSpace>& equation,
                           const DeviceView<const Real*, ExecSpace>& ownerWeights,
@@ -398,6 +436,9 @@ void applySpatialOperator(const Equation<ExecSpace>& equation,
       const DeviceView<Real*, Space>&);                                                  \
   template Real explicitStableTimeStep<Space>(const Equation<Space>&);                   \
   template void fillRows<Space>(const Equation<Space>&, const RowFillArguments<Space>&); \
+  template void faceFormCoefficients<Space>(                                             \
+      const Equation<Space>&, const DeviceView<const Real*, Space>&,                     \
+      const DeviceView<const Real*, Space>&, Real, const DeviceView<Real*, Space>&);     \
   template void applySpatialOperator<Space>(const Equation<Space>&,                      \
                                             const DeviceView<const Real*, Space>&,       \
                                             const DeviceView<const Real*, Space>&,       \

@@ -29,6 +29,12 @@ std::vector<double> solveDense(std::vector<std::vector<double>> A,
   return x;
 }
 
+double largestMagnitude(const std::vector<double>& a) {
+  double m = 0;
+  for (const double x : a) m = std::max(m, std::abs(x));
+  return m;
+}
+
 double maxDifference(const std::vector<double>& a, const std::vector<double>& b) {
   double worst = 0;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {

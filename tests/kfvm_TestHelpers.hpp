@@ -38,6 +38,8 @@ std::vector<double> solveDense(std::vector<std::vector<double>> A, std::vector<d
 
 /// max |a_i - b_i|
 double maxDifference(const std::vector<double>& a, const std::vector<double>& b);
+/// max |a_i|
+double largestMagnitude(const std::vector<double>& a);
 
 /// Discrete Cahn-Hilliard free energy with f = (phi^2 - 1)^2 / 4: sum_c V f(phi_c) + sum
 /// over interior faces of eps^2 / 2 (A / d) (phi_N - phi_O)^2.

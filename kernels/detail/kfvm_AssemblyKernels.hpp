@@ -249,10 +249,10 @@ struct RowFillArguments {
   Real invDt, theta;
   bool tvd;
   Vector<ExecSpace> iterate;  // where explicit parts are evaluated
-  /// The cells whose rows are filled through (i, j, k) instead of the face lists: the
-  /// mesh's interior when theta = 1, without TVD and without the matrix, where such a
-  /// row is its diagonal (the weights of its faces, found by index) and right-hand side
-  /// alone; none otherwise. The same numbers as the face lists, in the same order.
+  /// When set (dimension > 0: theta = 1, without TVD and without the matrix, where a
+  /// row is its diagonal and right-hand side alone), every row is filled through its
+  /// cell's (i, j, k), its faces found by index, instead of the face lists: the same
+  /// sums in the same order.
   GridInterior structured;
   Ordinal firstFaces[3] = {0, 0, 0};  // the mesh's firstFace(axis)
 };
@@ -266,6 +266,14 @@ void fillRows(const Equation<ExecSpace>& equation,
 /// halved for TVD schemes (their limiter may double the upwind gradient).
 template <class ExecSpace>
 Real explicitStableTimeStep(const Equation<ExecSpace>& equation);
+
+/// The face form of the operator (Assembler::faceForm()): faces(f) = theta times the
+/// mean of interior face f's two weights, or theta times boundary face f's aB.
+template <class ExecSpace>
+void faceFormCoefficients(const Equation<ExecSpace>& equation,
+                          const DeviceView<const Real*, ExecSpace>& ownerWeights,
+                          const DeviceView<const Real*, ExecSpace>& neighbourWeights,
+                          Real theta, const DeviceView<Real*, ExecSpace>& faces);
 
 /// y = K x (the spatial operator without the transient term) from the face weights.
 template <class ExecSpace>

@@ -11,6 +11,9 @@
 
 namespace kfvm {
 
+template <class ExecSpace>
+class Assembler;
+
 /// The entries of a structured grid's cells that have all their neighbours inside the
 /// grid (GridInterior) when they share one diagonal value: that of entry
 /// `representative`; -1 when there are none (the default). The matrix-free stencil with
@@ -74,6 +77,9 @@ class LinearOperator {
   /// The assembled matrix whose owned rows are A's, or nullptr when there is none
   /// (matrix-free). Its rows and columns are numbered as the space's entries.
   virtual const CrsMatrix<ExecSpace>* matrix() const { return nullptr; }
+  /// The Assembler whose equation this operator is, when it is one on a structured grid
+  /// (geometric multigrid builds its coarse levels from it); nullptr otherwise.
+  virtual const Assembler<ExecSpace>* assembler() const { return nullptr; }
   /// Unknowns per cell, interleaved (entry cell * blockSize + variable): 1 for a scalar
   /// equation, the number of variables of a coupled system.
   virtual int blockSize() const { return 1; }

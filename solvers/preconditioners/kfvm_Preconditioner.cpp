@@ -40,13 +40,16 @@ class Identity final : public Preconditioner<ExecSpace> {
 }  // namespace Details
 
 std::vector<std::string> preconditionerNames() {
-  return {"none", "jacobi", "ilu0", "block-jacobi", "chebyshev"};
+  return {"none", "jacobi", "ilu0", "block-jacobi", "chebyshev", "mg"};
 }
 
 std::set<std::string> preconditionerParameters(const std::string& name) {
   if (name == "chebyshev")
     return {"chebyshev_degree", "chebyshev_eigen_iterations", "chebyshev_boost",
             "chebyshev_ratio", "chebyshev_estimate"};
+  if (name == "mg")
+    return {"mg_degree", "mg_sweeps", "mg_coarse_cells", "mg_coarse_degree",
+            "mg_levels", "mg_cycle",  "mg_estimate"};
   return {};
 }
 
@@ -63,6 +66,7 @@ std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(
   if (name == "jacobi") return Details::makeJacobi<ExecSpace>();
   if (name == "ilu0") return Details::makeIncompleteLU<ExecSpace>(false);
   if (name == "block-jacobi") return Details::makeIncompleteLU<ExecSpace>(true);
+  if (name == "mg") return Details::makeMultigrid<ExecSpace>(parameters);
   return Details::makeChebyshev<ExecSpace>(parameters);
 }
 

@@ -73,6 +73,13 @@ class Preconditioner {
 ///    by it), chebyshev_ratio (30: the smallest eigenvalue targeted is the largest over
 ///    it), chebyshev_estimate ("setup": at every setup, the default; "structure": only
 ///    when the structure changes).
+///  - "mg": geometric multigrid over the structured grid of the operator's Assembler
+///    (LinearOperator::assembler(); GridLevel), one cycle per apply, Chebyshev-Jacobi
+///    smoothing. Parameters mg_degree (4: the smoother's chebyshev_degree), mg_sweeps
+///    (1 before and after the coarse correction), mg_coarse_cells (8: coarsen until a
+///    level has at most this many cells), mg_coarse_degree (16: the coarsest level's
+///    Chebyshev polynomial), mg_levels (30 at most), mg_cycle ("v" or "w"), mg_estimate
+///    (as chebyshev_estimate, for every level's smoother).
 /// An unknown name or a bad value is a kfvm::Error naming it.
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(

@@ -14,6 +14,9 @@ template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makeIncompleteLU(bool perVariable);
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makeChebyshev(const Parameters& parameters);
+/// Geometric multigrid (solvers/multigrid).
+template <class ExecSpace>
+std::unique_ptr<Preconditioner<ExecSpace>> makeMultigrid(const Parameters& parameters);
 
 }  // namespace kfvm::Details
 

@@ -1,0 +1,340 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_GridLevel.hpp>
+
+#include <string>
+
+namespace kfvm {
+
+namespace Details {
+
+/// The faces and neighbours of a level's cells by (i, j, k).
+template <class ExecSpace>
+struct LevelGeometry {
+  using Data = typename GridLevel<ExecSpace>::Data;
+  Data d;
+
+  /// Face of cell idx along axis on its low (upper = 0) or high (upper = 1) side.
+  KOKKOS_INLINE_FUNCTION Ordinal face(int axis, const int idx[3], int upper) const {
+    const int nx = d.cells[0], ny = d.cells[1];
+    if (axis == 0)
+      return d.firstFace[0] + idx[0] + upper + (nx + 1) * (idx[1] + ny * idx[2]);
+    if (axis == 1)
+      return d.firstFace[1] + idx[0] + nx * (idx[1] + upper + (ny + 1) * idx[2]);
+    return d.firstFace[2] + idx[0] + nx * (idx[1] + ny * (idx[2] + upper));
+  }
+  /// Cells between neighbours along axis.
+  KOKKOS_INLINE_FUNCTION Ordinal stride(int axis) const {
+    return axis == 0   ? 1
+           : axis == 1 ? Ordinal(d.cells[0])
+                       : Ordinal(d.cells[0]) * d.cells[1];
+  }
+  /// The sum of cell's faces' coefficients.
+  KOKKOS_INLINE_FUNCTION Real faceSum(const int idx[3]) const {
+    Real sum = 0;
+    for (int a = 0; a < d.dimension; ++a)
+      sum += d.faces(face(a, idx, 0)) + d.faces(face(a, idx, 1));
+    return sum;
+  }
+};
+
+template <class ExecSpace>
+struct LevelApply {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> x, y;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    Real sum = g.d.diagonal(cell) * x(cell);
+    for (int a = 0; a < g.d.dimension; ++a) {
+      if (idx[a] > 0) sum -= g.d.faces(g.face(a, idx, 0)) * x(cell - g.stride(a));
+      if (idx[a] + 1 < g.d.cells[a])
+        sum -= g.d.faces(g.face(a, idx, 1)) * x(cell + g.stride(a));
+    }
+    y(cell) = sum;
+  }
+};
+
+/// Finest level: m = the operator's diagonal less the faces; the diagonal kept.
+template <class ExecSpace>
+struct LevelMassFromDiagonal {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> diagonal;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    const Real d = diagonal(cell);
+    g.d.diagonal(cell) = d;
+    g.d.mass(cell) = d - g.faceSum(idx);
+  }
+};
+
+/// The fine cells of a coarse one along each axis: first and count (1 or 2).
+template <class ExecSpace>
+struct Children {
+  int fineCells[3];
+  bool coarsened[3];
+  KOKKOS_INLINE_FUNCTION void range(int axis, int coarse, int& first, int& count) const {
+    if (!coarsened[axis]) {
+      first = coarse;
+      count = 1;
+      return;
+    }
+    first = 2 * coarse;
+    count = first + 1 < fineCells[axis] ? 2 : 1;
+  }
+};
+
+/// A coarse level's faces: the fine faces inside each, c d summed, over the coarse d.
+template <class ExecSpace>
+struct CoarseFaces {
+  LevelGeometry<ExecSpace> fine, coarse;
+  Children<ExecSpace> children;
+  int axis;
+  KOKKOS_FUNCTION void operator()(Ordinal local) const {
+    int counts[3] = {coarse.d.cells[0], coarse.d.cells[1], coarse.d.cells[2]};
+    counts[axis] += 1;
+    int idx[3] = {int(local % counts[0]), int((local / counts[0]) % counts[1]),
+                  int(local / (Ordinal(counts[0]) * counts[1]))};
+    const int along = idx[axis];
+    const int fineAlong = !children.coarsened[axis]       ? along
+                          : along == coarse.d.cells[axis] ? fine.d.cells[axis]
+                                                          : 2 * along;
+    int first[3] = {0, 0, 0}, count[3] = {1, 1, 1};
+    for (int b = 0; b < coarse.d.dimension; ++b)
+      if (b != axis) children.range(b, idx[b], first[b], count[b]);
+    Real sum = 0;
+    int f[3];
+    f[axis] = fineAlong;  // face(axis, f, 0) is then the fine face, the last one too
+    for (int q = 0; q < count[2]; ++q)
+      for (int p = 0; p < count[1]; ++p)
+        for (int o = 0; o < count[0]; ++o) {
+          if (axis != 0) f[0] = first[0] + o;
+          if (axis != 1) f[1] = first[1] + p;
+          if (axis != 2) f[2] = first[2] + q;
+          sum += fine.d.faces(fine.face(axis, f, 0));
+        }
+    const Real ratio =
+        fine.d.distances[axis](fineAlong) / coarse.d.distances[axis](along);
+    coarse.d.faces(coarse.d.firstFace[axis] + local) = sum * ratio;
+  }
+};
+
+/// A coarse level's m (the sum over its fine cells) and diagonal (m and the faces).
+template <class ExecSpace>
+struct CoarseCells {
+  LevelGeometry<ExecSpace> fine, coarse;
+  Children<ExecSpace> children;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    coarse.d.grid.indices(cell, idx);
+    int first[3], count[3];
+    for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
+    Real m = 0;
+    for (int q = 0; q < count[2]; ++q)
+      for (int p = 0; p < count[1]; ++p)
+        for (int o = 0; o < count[0]; ++o)
+          m += fine.d.mass(first[0] + o +
+                           fine.d.cells[0] *
+                               (first[1] + p + fine.d.cells[1] * (first[2] + q)));
+    coarse.d.mass(cell) = m;
+    coarse.d.diagonal(cell) = m + coarse.faceSum(idx);
+  }
+};
+
+/// b = R r on the coarse cells.
+template <class ExecSpace>
+struct Restriction {
+  LevelGeometry<ExecSpace> fine, coarse;
+  Children<ExecSpace> children;
+  Vector<ExecSpace> r, b;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    coarse.d.grid.indices(cell, idx);
+    int first[3], count[3];
+    for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
+    Real sum = 0;
+    for (int q = 0; q < count[2]; ++q)
+      for (int p = 0; p < count[1]; ++p)
+        for (int o = 0; o < count[0]; ++o)
+          sum += r(first[0] + o +
+                   fine.d.cells[0] * (first[1] + p + fine.d.cells[1] * (first[2] + q)));
+    b(cell) = sum;
+  }
+};
+
+/// x += P e on the fine cells.
+template <class ExecSpace>
+struct ProlongationAdd {
+  LevelGeometry<ExecSpace> fine, coarse;
+  Children<ExecSpace> children;
+  Vector<ExecSpace> e, x;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    fine.d.grid.indices(cell, idx);
+    for (int a = 0; a < 3; ++a)
+      if (children.coarsened[a]) idx[a] /= 2;
+    x(cell) += e(idx[0] + coarse.d.cells[0] * (idx[1] + coarse.d.cells[1] * idx[2]));
+  }
+};
+
+/// Children of coarse's cells in fine.
+template <class ExecSpace>
+Children<ExecSpace> childrenOf(const GridLevel<ExecSpace>& fine,
+                               const GridLevel<ExecSpace>& coarse) {
+  Children<ExecSpace> c{};
+  for (int a = 0; a < 3; ++a) {
+    c.fineCells[a] = fine.cells()[a];
+    c.coarsened[a] = coarse.cells()[a] != fine.cells()[a];
+  }
+  return c;
+}
+
+/// Face distances along an axis of vertices v: centre to centre inside, centre to
+/// vertex at the two ends.
+inline std::vector<double> faceDistances(const std::vector<double>& v) {
+  const std::size_t n = v.size() - 1;
+  std::vector<double> d(n + 1);
+  const auto centre = [&](std::size_t i) {
+    return 0.5 * (v[i] + v[i + 1]);
+  };
+  for (std::size_t f = 0; f <= n; ++f)
+    d[f] = f == 0   ? centre(0) - v[0]
+           : f == n ? v[n] - centre(n - 1)
+                    : centre(f) - centre(f - 1);
+  return d;
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+GridLevel<ExecSpace>::GridLevel(const CartesianGrid& grid)
+    : GridLevel(grid.dimension(),
+                {grid.vertices(0), grid.vertices(1), grid.vertices(2)}) {}
+
+template <class ExecSpace>
+GridLevel<ExecSpace>::GridLevel(int dimension,
+                                const std::array<std::vector<double>, 3>& vertices)
+    : dimension_(dimension), vertices_(vertices) {
+  Ordinal cellCount = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (vertices_[a].size() < 2) vertices_[a] = {0.0, 1.0};  // an axis beyond dimension
+    cells_[a] = int(vertices_[a].size()) - 1;
+    cellCount *= cells_[a];
+  }
+  space_ = VectorSpace<ExecSpace>(cellCount);
+  const std::string name = "kfvm::GridLevel::";
+  for (int a = 0; a < 3; ++a) {
+    data_.firstFace[a] = numFaces_;
+    if (a < dimension_) {
+      auto counts = cells_;
+      counts[a] += 1;
+      numFaces_ += Ordinal(counts[0]) * counts[1] * counts[2];
+    }
+    const auto d = Details::faceDistances(vertices_[a]);
+    data_.distances[a] = DeviceView<Real*, ExecSpace>(name + "distances", d.size());
+    auto host = Kokkos::create_mirror_view(data_.distances[a]);
+    for (std::size_t f = 0; f < d.size(); ++f) host(f) = Real(d[f]);
+    Kokkos::deep_copy(data_.distances[a], host);
+  }
+  data_.grid = GridInterior(dimension_, cells_);
+  data_.dimension = dimension_;
+  for (int a = 0; a < 3; ++a) data_.cells[a] = cells_[a];
+  data_.faces = DeviceView<Real*, ExecSpace>(name + "faces", numFaces_);
+  data_.mass = DeviceView<Real*, ExecSpace>(name + "mass", cellCount);
+  data_.diagonal = DeviceView<Real*, ExecSpace>(name + "diagonal", cellCount);
+}
+
+template <class ExecSpace>
+bool GridLevel<ExecSpace>::canCoarsen() const {
+  for (int a = 0; a < dimension_; ++a)
+    if (cells_[a] > 1) return true;
+  return false;
+}
+
+template <class ExecSpace>
+GridLevel<ExecSpace> GridLevel<ExecSpace>::coarser() const {
+  require(canCoarsen(), "GridLevel::coarser: the ", description(),
+          " has one cell along every axis");
+  std::array<std::vector<double>, 3> vertices;
+  for (int a = 0; a < 3; ++a) {
+    const auto& v = vertices_[a];
+    if (a >= dimension_ || cells_[a] == 1) {
+      vertices[a] = v;
+      continue;
+    }
+    for (std::size_t i = 0; i < v.size(); i += 2) vertices[a].push_back(v[i]);
+    if (cells_[a] % 2 == 1) vertices[a].push_back(v.back());
+  }
+  return GridLevel(dimension_, vertices);
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::refresh(const Assembler<ExecSpace>& assembler,
+                                   const Vector<ExecSpace>& diagonal) {
+  const auto& mesh = assembler.equation().mesh();
+  require(mesh.numCells() == numCells() && mesh.numFaces() == numFaces_ &&
+              mesh.cellCounts() == cells_,
+          "GridLevel::refresh: the assembler's mesh is not the ", description());
+  require(diagonal.extent(0) == std::size_t(numCells()),
+          "GridLevel::refresh: ", diagonal.extent(0), " diagonal entries for ",
+          numCells(), " cells");
+  assembler.faceForm(data_.faces);
+  forEachIndex("kfvm::GridLevel::massFromDiagonal", ExecSpace(), numCells(),
+               Details::LevelMassFromDiagonal<ExecSpace>{{data_}, diagonal});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::refresh(const GridLevel& fine) {
+  const auto children = Details::childrenOf(fine, *this);
+  for (int a = 0; a < dimension_; ++a) {
+    auto counts = cells_;
+    counts[a] += 1;
+    forEachIndex("kfvm::GridLevel::coarseFaces", ExecSpace(),
+                 Ordinal(counts[0]) * counts[1] * counts[2],
+                 Details::CoarseFaces<ExecSpace>{{fine.data_}, {data_}, children, a});
+  }
+  forEachIndex("kfvm::GridLevel::coarseCells", ExecSpace(), numCells(),
+               Details::CoarseCells<ExecSpace>{{fine.data_}, {data_}, children});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::restrictFrom(const GridLevel& fine, const Vector<ExecSpace>& r,
+                                        const Vector<ExecSpace>& b) const {
+  forEachIndex("kfvm::GridLevel::restrict", ExecSpace(), numCells(),
+               Details::Restriction<ExecSpace>{
+                   {fine.data_}, {data_}, Details::childrenOf(fine, *this), r, b});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::prolongAddTo(const GridLevel& fine, const Vector<ExecSpace>& e,
+                                        const Vector<ExecSpace>& x) const {
+  forEachIndex("kfvm::GridLevel::prolongAdd", ExecSpace(), fine.numCells(),
+               Details::ProlongationAdd<ExecSpace>{
+                   {fine.data_}, {data_}, Details::childrenOf(fine, *this), e, x});
+}
+
+template <class ExecSpace>
+std::string GridLevel<ExecSpace>::description() const {
+  std::string text = "multigrid level of " + std::to_string(cells_[0]);
+  for (int a = 1; a < dimension_; ++a) text += " x " + std::to_string(cells_[a]);
+  return text + " cells";
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::apply(const Vector<ExecSpace>& x,
+                                 const Vector<ExecSpace>& y) const {
+  forEachIndex("kfvm::GridLevel::apply", ExecSpace(), numCells(),
+               Details::LevelApply<ExecSpace>{{data_}, x, y});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::diagonal(const Vector<ExecSpace>& d) const {
+  Kokkos::deep_copy(ExecSpace(), d, data_.diagonal);
+}
+
+#define KFVM_INSTANTIATE_GRID_LEVEL(Space) template class GridLevel<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_GRID_LEVEL)
+
+}  // namespace kfvm

@@ -13,11 +13,13 @@ class Solver:
     belos:... / amesos2:... where Trilinos is built). Parameters: tolerance (relative to
     ||b||), criterion ("rhs" or "initial"), absolute_tolerance, max_iterations (FiPy's
     ``iterations`` is accepted too), preconditioner (kfvm.preconditioner_names(): jacobi,
-    none, ilu0, block-jacobi, chebyshev; Trilinos' names for Trilinos solvers),
+    none, ilu0, block-jacobi, chebyshev, mg; Trilinos' names for Trilinos solvers),
     chebyshev_degree, chebyshev_eigen_iterations, chebyshev_boost, chebyshev_ratio,
-    chebyshev_estimate (chebyshev), restart (gmres, fgmres). ``matrix_free=True`` solves
-    with the matrix-free stencil instead of the assembled matrix (kfvm's own methods,
-    with a preconditioner that needs no matrix: jacobi, chebyshev, none). A bad name or
+    chebyshev_estimate (chebyshev), mg_degree, mg_sweeps, mg_coarse_cells,
+    mg_coarse_degree, mg_levels, mg_cycle, mg_estimate (mg: geometric multigrid, matrix-free
+    solves for now), restart (gmres, fgmres). ``matrix_free=True`` solves with the
+    matrix-free stencil instead of the assembled matrix (kfvm's own methods, with a
+    preconditioner that needs no matrix: jacobi, chebyshev, mg, none). A bad name or
     parameter raises kfvm.Error when the solver is first used.
     """
 

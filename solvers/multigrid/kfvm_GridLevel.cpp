@@ -121,6 +121,22 @@ struct CoarseFaces {
   }
 };
 
+/// The sum of v over the fine cells of coarse cell idx.
+template <class ExecSpace, class Values>
+KOKKOS_INLINE_FUNCTION Real sumOverChildren(const LevelGeometry<ExecSpace>& fine,
+                                            const Children<ExecSpace>& children,
+                                            const int idx[3], const Values& v) {
+  int first[3], count[3];
+  for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
+  Real sum = 0;
+  for (int q = 0; q < count[2]; ++q)
+    for (int p = 0; p < count[1]; ++p)
+      for (int o = 0; o < count[0]; ++o)
+        sum += v(first[0] + o +
+                 fine.d.cells[0] * (first[1] + p + fine.d.cells[1] * (first[2] + q)));
+  return sum;
+}
+
 /// A coarse level's m (the sum over its fine cells) and diagonal (m and the faces).
 template <class ExecSpace>
 struct CoarseCells {
@@ -129,15 +145,7 @@ struct CoarseCells {
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     coarse.d.grid.indices(cell, idx);
-    int first[3], count[3];
-    for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
-    Real m = 0;
-    for (int q = 0; q < count[2]; ++q)
-      for (int p = 0; p < count[1]; ++p)
-        for (int o = 0; o < count[0]; ++o)
-          m += fine.d.mass(first[0] + o +
-                           fine.d.cells[0] *
-                               (first[1] + p + fine.d.cells[1] * (first[2] + q)));
+    const Real m = sumOverChildren(fine, children, idx, fine.d.mass);
     coarse.d.mass(cell) = m;
     coarse.d.diagonal(cell) = m + coarse.faceSum(idx);
   }
@@ -152,15 +160,7 @@ struct Restriction {
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     coarse.d.grid.indices(cell, idx);
-    int first[3], count[3];
-    for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
-    Real sum = 0;
-    for (int q = 0; q < count[2]; ++q)
-      for (int p = 0; p < count[1]; ++p)
-        for (int o = 0; o < count[0]; ++o)
-          sum += r(first[0] + o +
-                   fine.d.cells[0] * (first[1] + p + fine.d.cells[1] * (first[2] + q)));
-    b(cell) = sum;
+    b(cell) = sumOverChildren(fine, children, idx, r);
   }
 };
 

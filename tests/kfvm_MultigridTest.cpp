@@ -190,15 +190,16 @@ TEST(Multigrid, CgIterationsDoNotGrowWithTheGridAndMatchJacobiCg) {
 }
 
 TEST(Multigrid, BadParametersAndOperatorsWithoutAGridAreErrors) {
-  for (const auto& [name, value] :
-       std::vector<std::pair<std::string, std::string>>{{"mg_degree", "1"},
-                                                        {"mg_sweeps", "0"},
-                                                        {"mg_coarse_cells", "0"},
-                                                        {"mg_coarse_degree", "65"},
-                                                        {"mg_levels", "0"},
-                                                        {"mg_cycle", "x"},
-                                                        {"mg_estimate", "never"}})
-    expectError([&] { makePreconditioner<Space>("mg", {{name, value}}); }, {name, value});
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"mg_degree", "1"},         {"mg_sweeps", "0"}, {"mg_coarse_cells", "0"},
+      {"mg_coarse_degree", "65"}, {"mg_levels", "0"}, {"mg_cycle", "x"},
+      {"mg_estimate", "never"}};
+  for (const auto& parameter : bad)
+    expectError(
+        [&] {
+          makePreconditioner<Space>("mg", {{parameter.first, parameter.second}});
+        },
+        {parameter.first, parameter.second});
   Mesh<Space> mesh(CartesianGrid::uniform2D(4, 4, 1.0, 1.0));
   Equation<Space> equation(mesh);
   equation.diffusion(1.0);

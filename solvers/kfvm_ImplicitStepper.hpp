@@ -4,6 +4,7 @@
 #include <kfvm_Assembler.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
+#include <kfvm_MatrixOperator.hpp>
 #include <kfvm_SolveDistribution.hpp>
 
 #include <memory>
@@ -107,6 +108,7 @@ class ImplicitStepper {
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
   bool matrixFree_ = false;
   std::unique_ptr<MatrixFreeOperator<ExecSpace>> stencil_;  // matrix-free, one process
+  MatrixOperator<ExecSpace> matrixOperator_;  // the assembled matrix, one process
   SolveDistribution<ExecSpace>* distribution_ = nullptr;
   CellField<ExecSpace> previous_;
   Vector<ExecSpace> rhs_;

@@ -26,6 +26,10 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
                    const DeviceScalar<ExecSpace>& dot) const override;
   void diagonal(const Vector<ExecSpace>& d) const override;
   const CrsMatrix<ExecSpace>* matrix() const override { return &matrix_; }
+  /// The Assembler whose matrix this is, when one is (geometric multigrid reads its
+  /// grid and face coefficients); nullptr by default. It must outlive the operator.
+  void setAssembler(const Assembler<ExecSpace>* assembler) { assembler_ = assembler; }
+  const Assembler<ExecSpace>* assembler() const override { return assembler_; }
   int blockSize() const override { return blockSize_; }
   long structureVersion() const override { return version_; }
 
@@ -34,6 +38,7 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
   VectorSpace<ExecSpace> space_;
   int blockSize_ = 1;
   long version_ = 0;
+  const Assembler<ExecSpace>* assembler_ = nullptr;
 };
 
 /// The diagonal of a CRS matrix's rows: d(row) = A(row, row), 0 where the entry is

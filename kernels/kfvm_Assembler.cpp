@@ -167,13 +167,16 @@ void Assembler<ExecSpace>::setFillsMatrix(bool fill) {
 }
 
 template <class ExecSpace>
-void Assembler<ExecSpace>::faceForm(const DeviceView<Real*, ExecSpace>& faces) const {
+void Assembler<ExecSpace>::faceForm(const DeviceView<Real*, ExecSpace>& faces,
+                                    const DeviceView<Real*, ExecSpace>& robinA,
+                                    const DeviceView<Real*, ExecSpace>& robinB) const {
   const auto& mesh = equation_.mesh();
-  require(faces.extent(0) == std::size_t(mesh.numFaces()),
-          "Assembler::faceForm: ", faces.extent(0), " entries for the mesh's ",
-          mesh.numFaces(), " faces");
+  for (const auto* view : {&faces, &robinA, &robinB})
+    require(view->extent(0) == std::size_t(mesh.numFaces()),
+            "Assembler::faceForm: ", view->extent(0), " entries in '", view->label(),
+            "' for the mesh's ", mesh.numFaces(), " faces");
   Details::faceFormCoefficients<ExecSpace>(equation_, ownerWeights_, neighbourWeights_,
-                                           theta_, faces);
+                                           theta_, faces, robinA, robinB);
 }
 
 template <class ExecSpace>

@@ -6,6 +6,7 @@
 #include "kfvm_TestHelpers.hpp"
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_Blas1.hpp>
 #include <kfvm_GridLevel.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
@@ -39,6 +40,16 @@ std::vector<double> wavy(Ordinal n) {
   std::vector<double> x(std::size_t(n), 0.0);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.3 * double(i)) + 0.1;
   return x;
+}
+
+/// D = 1 + sin(3 x) cos(2 y) / 2 at the cell centres.
+void setSmooth(const CellField<Space>& D, const Mesh<Space>& mesh) {
+  std::vector<double> values(std::size_t(mesh.numCells()));
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
+  for (std::size_t c = 0; c < values.size(); ++c)
+    values[c] = 1 + 0.5 * std::sin(3 * centres(c, 0)) * std::cos(2 * centres(c, 1));
+  Kokkos::deep_copy(D.values(), toDevice(values));
 }
 
 /// A diffusion equation with mixed boundaries on grid (Dirichlet left, Robin right,
@@ -84,8 +95,8 @@ TEST(Multigrid, FinestLevelIsTheAssembledOperator) {
 }
 
 // Constant coefficients: the coarse level of a grid is the equation assembled on the
-// coarse grid (every other vertex; odd counts keep a single last cell), Dirichlet and
-// Neumann boundaries, transient and implicit source terms included.
+// coarse grid (every other vertex; odd counts keep a single last cell), Dirichlet,
+// Robin and Neumann boundaries, transient and implicit source terms included.
 TEST(Multigrid, CoarseLevelIsTheEquationOnTheCoarseGrid) {
   for (const auto& grid :
        {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3, 0.05}),
@@ -94,9 +105,7 @@ TEST(Multigrid, CoarseLevelIsTheEquationOnTheCoarseGrid) {
                                    {0.4, 0.1, 0.2, 0.3, 0.1}, {0.3, 0.1, 0.2})}) {
     const auto setUp = [](Equation<Space>& equation) {
       equation.transient(2.0).diffusion(1.3).implicitSource(-0.25);
-      equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0));
-      if (equation.mesh().hasPatch(Patch::Top))
-        equation.boundary(Patch::Top, BoundaryCondition::neumann(-0.3));
+      setUpMixed(equation);
     };
     Mesh<Space> mesh(grid);
     Equation<Space> equation(mesh);
@@ -139,29 +148,35 @@ TEST(Multigrid, CoarseLevelIsTheEquationOnTheCoarseGrid) {
   }
 }
 
-/// Steady variable-coefficient Poisson on an n^3 unit cube with mixed boundaries, solved
-/// by CG with the named preconditioner; returns the iterations, the answer in x.
-int solvePoisson(int n, const std::string& preconditioner, std::vector<double>& x,
-                 const Parameters& extra = {}) {
-  Mesh<Space> mesh(CartesianGrid::uniform3D(n, n, n, 1.0, 1.0, 1.0));
-  CellField<Space> D(mesh, "D");
-  {
-    std::vector<double> values(std::size_t(mesh.numCells()));
-    const auto centres =
-        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
-    for (std::size_t c = 0; c < values.size(); ++c)
-      values[c] = 1 + 0.5 * std::sin(3 * centres(c, 0)) * std::cos(2 * centres(c, 1));
-    Kokkos::deep_copy(D.values(), toDevice(values));
+/// Steady variable-coefficient Poisson on a grid with mixed boundaries, assembled
+/// without the matrix.
+struct PoissonProblem {
+  Mesh<Space> mesh;
+  CellField<Space> D, old;
+  Equation<Space> equation;
+  std::unique_ptr<Assembler<Space>> assembler;
+  Vector<Space> rhs;
+
+  explicit PoissonProblem(const CartesianGrid& grid)
+      : mesh(grid), D(mesh, "D"), old(mesh, "old"), equation(mesh) {
+    setSmooth(D, mesh);
+    equation.diffusion(D).source(1.0);
+    setUpMixed(equation);
+    assembler = std::make_unique<Assembler<Space>>(equation);
+    assembler->setFillsMatrix(false);
+    rhs = Vector<Space>("rhs", mesh.numCells());
+    assembler->assemble(0, 1, old, rhs);
   }
-  Equation<Space> equation(mesh);
-  equation.diffusion(D).source(1.0);
-  setUpMixed(equation);
-  Assembler<Space> assembler(equation);
-  assembler.setFillsMatrix(false);
-  CellField<Space> old(mesh, "old");
-  Vector<Space> rhs("rhs", mesh.numCells());
-  assembler.assemble(0, 1, old, rhs);
-  const MatrixFreeOperator<Space> op(assembler);
+};
+
+/// PoissonProblem on grid solved by CG with the named preconditioner; returns the
+/// iterations, the answer in x.
+int solvePoisson(const CartesianGrid& grid, const std::string& preconditioner,
+                 std::vector<double>& x, const Parameters& extra = {}) {
+  PoissonProblem problem(grid);
+  const auto& mesh = problem.mesh;
+  const auto& rhs = problem.rhs;
+  const MatrixFreeOperator<Space> op(*problem.assembler);
   Parameters parameters = extra;
   parameters.set("tolerance", solverToleranceText(1e-8))
       .set("preconditioner", preconditioner)
@@ -170,7 +185,8 @@ int solvePoisson(int n, const std::string& preconditioner, std::vector<double>& 
   solver->setOperator(op);
   Vector<Space> solution("x", mesh.numCells());
   const auto report = solver->solve(rhs, solution);
-  EXPECT_TRUE(report.converged) << preconditioner << " at " << n << ": " << report.reason;
+  EXPECT_TRUE(report.converged)
+      << preconditioner << " on " << mesh.numCells() << " cells: " << report.reason;
   x = toHost(solution);
   return report.iterations;
 }
@@ -179,14 +195,68 @@ TEST(Multigrid, CgIterationsDoNotGrowWithTheGridAndMatchJacobiCg) {
   std::vector<int> iterations;
   for (const int n : {16, 32, 64}) {
     std::vector<double> x, reference;
-    const int it = solvePoisson(n, "mg", x);
+    const auto grid = CartesianGrid::uniform3D(n, n, n, 1.0, 1.0, 1.0);
+    const int it = solvePoisson(grid, "mg", x);
     iterations.push_back(it);
-    solvePoisson(n, "jacobi", reference);
+    solvePoisson(grid, "jacobi", reference);
     EXPECT_LT(maxDifference(x, reference), tolerance(1e-6) * largestMagnitude(reference))
         << n;
     std::printf("mg %d^3: %d CG iterations\n", n, it);
   }
-  for (const int it : iterations) EXPECT_LE(it, 12);
+  for (const int it : iterations) EXPECT_LE(it, 10);  // measured (Serial): 7, 8, 8
+}
+
+// Stretched cells (aspect ratio 10 and 20, either way) and a non-uniform grid: the
+// semi-coarsening keeps the iterations near the isotropic ones.
+TEST(Multigrid, StretchedAndNonUniformCellsConvergeInFewIterations) {
+  std::vector<double> stretched(24);
+  for (std::size_t i = 0; i < stretched.size(); ++i)
+    stretched[i] = 0.02 * (1 + 0.1 * double(i));  // cells growing by 10% per cell
+  const std::vector<std::pair<std::string, CartesianGrid>> grids = {
+      {"aspect ratio 10", CartesianGrid::uniform3D(32, 32, 16, 1.0, 1.0, 5.0)},
+      {"aspect ratio 1/20", CartesianGrid::uniform3D(16, 16, 32, 1.0, 1.0, 0.1)},
+      {"non-uniform", CartesianGrid::fromSpacing(stretched, stretched, stretched)}};
+  for (const auto& [what, grid] : grids) {
+    std::vector<double> x, reference;
+    const int it = solvePoisson(grid, "mg", x);
+    solvePoisson(grid, "jacobi", reference);
+    EXPECT_LT(maxDifference(x, reference), tolerance(1e-6) * largestMagnitude(reference))
+        << what;
+    std::printf("mg, %s: %d CG iterations\n", what.c_str(), it);
+    EXPECT_LE(it, 10) << what;  // measured (Serial): 7, 7, 8
+  }
+}
+
+// The two-grid cycle and the V-cycle as stationary iterations x += B (b - A x) on
+// variable-coefficient Poisson with mixed boundaries: the residual shrinks by a factor
+// that does not grow with the grid.
+TEST(Multigrid, VCycleConvergenceFactorIsBoundedIndependentlyOfTheGrid) {
+  for (const int n : {16, 32}) {
+    PoissonProblem problem(CartesianGrid::uniform3D(n, n, n, 1.0, 1.0, 1.0));
+    const Ordinal cells = problem.mesh.numCells();
+    const auto& b = problem.rhs;
+    Vector<Space> x("x", cells), r("r", cells), z("z", cells);
+    const MatrixFreeOperator<Space> op(*problem.assembler);
+    for (const int levels : {2, 30}) {  // the two-grid cycle and the V-cycle
+      auto mg = makePreconditioner<Space>("mg", {{"mg_levels", std::to_string(levels)}});
+      mg->setup(op);
+      Kokkos::deep_copy(x, Real(0));
+      double first = 0, factor = 0;
+      for (int k = 0; k < 6; ++k) {
+        op.apply(x, r);
+        Blas::axpby(Real(1), b, Real(-1), r);
+        const double norm = std::sqrt(op.space().dot(r, r));
+        if (k == 0) first = norm;
+        if (k > 0) factor = std::pow(norm / first, 1.0 / k);  // the mean factor so far
+        mg->apply(r, z);
+        Blas::axpby(Real(1), z, Real(1), x);
+      }
+      std::printf("mg, %s at %d^3: residual factor %.3f\n",
+                  levels == 2 ? "two grids" : "V-cycle", n, factor);
+      // Measured (Serial): two grids 0.29 and 0.28, V-cycle 0.15 and 0.15.
+      EXPECT_LT(factor, levels == 2 ? 0.4 : 0.25) << n << ", " << levels << " levels";
+    }
+  }
 }
 
 TEST(Multigrid, BadParametersAndOperatorsWithoutAGridAreErrors) {

@@ -267,13 +267,14 @@ void fillRows(const Equation<ExecSpace>& equation,
 template <class ExecSpace>
 Real explicitStableTimeStep(const Equation<ExecSpace>& equation);
 
-/// The face form of the operator (Assembler::faceForm()): faces(f) = theta times the
-/// mean of interior face f's two weights, or theta times boundary face f's aB.
+/// The face form of the operator (Assembler::faceForm()).
 template <class ExecSpace>
 void faceFormCoefficients(const Equation<ExecSpace>& equation,
                           const DeviceView<const Real*, ExecSpace>& ownerWeights,
                           const DeviceView<const Real*, ExecSpace>& neighbourWeights,
-                          Real theta, const DeviceView<Real*, ExecSpace>& faces);
+                          Real theta, const DeviceView<Real*, ExecSpace>& faces,
+                          const DeviceView<Real*, ExecSpace>& robinA,
+                          const DeviceView<Real*, ExecSpace>& robinB);
 
 /// y = K x (the spatial operator without the transient term) from the face weights.
 template <class ExecSpace>

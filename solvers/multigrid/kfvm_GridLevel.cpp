@@ -30,11 +30,21 @@ struct LevelGeometry {
            : axis == 1 ? Ordinal(d.cells[0])
                        : Ordinal(d.cells[0]) * d.cells[1];
   }
-  /// The sum of cell's faces' coefficients.
+  /// The conductance of boundary face f at distance distance: K a / (a d + b).
+  KOKKOS_INLINE_FUNCTION Real boundaryConductance(Ordinal f, Real distance) const {
+    const Real a = d.robinA(f), b = d.robinB(f);
+    return a == 0 ? Real(0) : d.faces(f) * a / (a * distance + b);
+  }
+  /// The sum of cell idx's interior face coefficients and boundary conductances.
   KOKKOS_INLINE_FUNCTION Real faceSum(const int idx[3]) const {
     Real sum = 0;
-    for (int a = 0; a < d.dimension; ++a)
-      sum += d.faces(face(a, idx, 0)) + d.faces(face(a, idx, 1));
+    for (int a = 0; a < d.dimension; ++a) {
+      const Ordinal low = face(a, idx, 0), high = face(a, idx, 1);
+      sum += idx[a] > 0 ? d.faces(low) : boundaryConductance(low, d.distances[a](0));
+      sum += idx[a] + 1 < d.cells[a]
+                 ? d.faces(high)
+                 : boundaryConductance(high, d.distances[a](d.cells[a]));
+    }
     return sum;
   }
 };
@@ -86,7 +96,8 @@ struct Children {
   }
 };
 
-/// A coarse level's faces: the fine faces inside each, c d summed, over the coarse d.
+/// A coarse level's faces: inside, the fine faces' c d summed, over the coarse d; on the
+/// boundary, their theta D A summed and their Robin a and b averaged.
 template <class ExecSpace>
 struct CoarseFaces {
   LevelGeometry<ExecSpace> fine, coarse;
@@ -104,8 +115,8 @@ struct CoarseFaces {
     int first[3] = {0, 0, 0}, count[3] = {1, 1, 1};
     for (int b = 0; b < coarse.d.dimension; ++b)
       if (b != axis) children.range(b, idx[b], first[b], count[b]);
-    Real sum = 0;
-    int f[3];
+    Real sum = 0, a = 0, b = 0;
+    int f[3], faces = 0;
     f[axis] = fineAlong;  // face(axis, f, 0) is then the fine face, the last one too
     for (int q = 0; q < count[2]; ++q)
       for (int p = 0; p < count[1]; ++p)
@@ -113,11 +124,23 @@ struct CoarseFaces {
           if (axis != 0) f[0] = first[0] + o;
           if (axis != 1) f[1] = first[1] + p;
           if (axis != 2) f[2] = first[2] + q;
-          sum += fine.d.faces(fine.face(axis, f, 0));
+          const Ordinal face = fine.face(axis, f, 0);
+          sum += fine.d.faces(face);
+          a += fine.d.robinA(face);
+          b += fine.d.robinB(face);
+          ++faces;
         }
-    const Real ratio =
-        fine.d.distances[axis](fineAlong) / coarse.d.distances[axis](along);
-    coarse.d.faces(coarse.d.firstFace[axis] + local) = sum * ratio;
+    const Ordinal face = coarse.d.firstFace[axis] + local;
+    if (along == 0 || along == coarse.d.cells[axis]) {  // a boundary face
+      coarse.d.faces(face) = sum;
+      coarse.d.robinA(face) = a / Real(faces);
+      coarse.d.robinB(face) = b / Real(faces);
+    } else {
+      coarse.d.faces(face) =
+          sum * fine.d.distances[axis](fineAlong) / coarse.d.distances[axis](along);
+      coarse.d.robinA(face) = 0;
+      coarse.d.robinB(face) = 0;
+    }
   }
 };
 
@@ -148,34 +171,6 @@ struct CoarseCells {
     const Real m = sumOverChildren(fine, children, idx, fine.d.mass);
     coarse.d.mass(cell) = m;
     coarse.d.diagonal(cell) = m + coarse.faceSum(idx);
-  }
-};
-
-/// b = R r on the coarse cells.
-template <class ExecSpace>
-struct Restriction {
-  LevelGeometry<ExecSpace> fine, coarse;
-  Children<ExecSpace> children;
-  Vector<ExecSpace> r, b;
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    int idx[3];
-    coarse.d.grid.indices(cell, idx);
-    b(cell) = sumOverChildren(fine, children, idx, r);
-  }
-};
-
-/// x += P e on the fine cells.
-template <class ExecSpace>
-struct ProlongationAdd {
-  LevelGeometry<ExecSpace> fine, coarse;
-  Children<ExecSpace> children;
-  Vector<ExecSpace> e, x;
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    int idx[3];
-    fine.d.grid.indices(cell, idx);
-    for (int a = 0; a < 3; ++a)
-      if (children.coarsened[a]) idx[a] /= 2;
-    x(cell) += e(idx[0] + coarse.d.cells[0] * (idx[1] + coarse.d.cells[1] * idx[2]));
   }
 };
 
@@ -242,6 +237,8 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
   data_.dimension = dimension_;
   for (int a = 0; a < 3; ++a) data_.cells[a] = cells_[a];
   data_.faces = DeviceView<Real*, ExecSpace>(name + "faces", numFaces_);
+  data_.robinA = DeviceView<Real*, ExecSpace>(name + "robinA", numFaces_);
+  data_.robinB = DeviceView<Real*, ExecSpace>(name + "robinB", numFaces_);
   data_.mass = DeviceView<Real*, ExecSpace>(name + "mass", cellCount);
   data_.diagonal = DeviceView<Real*, ExecSpace>(name + "diagonal", cellCount);
 }
@@ -257,10 +254,20 @@ template <class ExecSpace>
 GridLevel<ExecSpace> GridLevel<ExecSpace>::coarser() const {
   require(canCoarsen(), "GridLevel::coarser: the ", description(),
           " has one cell along every axis");
+  // Semi-coarsening: only the axes whose mean spacing is within twice the finest one's
+  // (the strongly coupled directions of a grid of stretched cells), until the cells are
+  // about as long along every axis.
+  double finest = 0;
+  std::array<double, 3> spacing{};
+  for (int a = 0; a < dimension_; ++a) {
+    if (cells_[a] == 1) continue;
+    spacing[a] = (vertices_[a].back() - vertices_[a].front()) / cells_[a];
+    if (finest == 0 || spacing[a] < finest) finest = spacing[a];
+  }
   std::array<std::vector<double>, 3> vertices;
   for (int a = 0; a < 3; ++a) {
     const auto& v = vertices_[a];
-    if (a >= dimension_ || cells_[a] == 1) {
+    if (a >= dimension_ || cells_[a] == 1 || spacing[a] >= 2 * finest) {
       vertices[a] = v;
       continue;
     }
@@ -280,7 +287,7 @@ void GridLevel<ExecSpace>::refresh(const Assembler<ExecSpace>& assembler,
   require(diagonal.extent(0) == std::size_t(numCells()),
           "GridLevel::refresh: ", diagonal.extent(0), " diagonal entries for ",
           numCells(), " cells");
-  assembler.faceForm(data_.faces);
+  assembler.faceForm(data_.faces, data_.robinA, data_.robinB);
   forEachIndex("kfvm::GridLevel::massFromDiagonal", ExecSpace(), numCells(),
                Details::LevelMassFromDiagonal<ExecSpace>{{data_}, diagonal});
 }
@@ -297,22 +304,6 @@ void GridLevel<ExecSpace>::refresh(const GridLevel& fine) {
   }
   forEachIndex("kfvm::GridLevel::coarseCells", ExecSpace(), numCells(),
                Details::CoarseCells<ExecSpace>{{fine.data_}, {data_}, children});
-}
-
-template <class ExecSpace>
-void GridLevel<ExecSpace>::restrictFrom(const GridLevel& fine, const Vector<ExecSpace>& r,
-                                        const Vector<ExecSpace>& b) const {
-  forEachIndex("kfvm::GridLevel::restrict", ExecSpace(), numCells(),
-               Details::Restriction<ExecSpace>{
-                   {fine.data_}, {data_}, Details::childrenOf(fine, *this), r, b});
-}
-
-template <class ExecSpace>
-void GridLevel<ExecSpace>::prolongAddTo(const GridLevel& fine, const Vector<ExecSpace>& e,
-                                        const Vector<ExecSpace>& x) const {
-  forEachIndex("kfvm::GridLevel::prolongAdd", ExecSpace(), fine.numCells(),
-               Details::ProlongationAdd<ExecSpace>{
-                   {fine.data_}, {data_}, Details::childrenOf(fine, *this), e, x});
 }
 
 template <class ExecSpace>

@@ -13,21 +13,24 @@ namespace kfvm {
 
 /// One level of geometric multigrid on a structured grid: a finite-volume operator in
 /// face form,
-///   (A x)_i = m_i x_i + sum over the faces f of cell i of c_f (x_i - x_other(f)),
-/// x_other = 0 across a boundary face (c_f there couples the cell to its boundary value).
-/// Cells are numbered i + nx (j + ny k) and faces as Mesh numbers a CartesianGrid's (by
-/// axis; along an axis as the cells, with one more along it). Symmetric when the c_f
-/// come from a symmetric operator.
+///   (A x)_i = m_i x_i + sum over the interior faces f of cell i of c_f (x_i - x_other)
+///                     + sum over its boundary faces of K_f a_f / (a_f d_f + b_f) x_i,
+/// c_f = theta D A / d of an interior face, K_f = theta D A of a boundary face with its
+/// Robin a and b (Dirichlet b = 0, Neumann a = 0) and distance d. Cells are numbered
+/// i + nx (j + ny k) and faces as Mesh numbers a CartesianGrid's (by axis; along an axis
+/// as the cells, with one more along it). Symmetric.
 ///
 /// The finest level takes its values from an Assembler (Assembler::faceForm(), and m as
 /// the diagonal less the faces); a coarser level (coarser()) merges cells in pairs along
-/// every axis with more than one cell (the last alone where the count is odd) and is
-/// rediscretized: m summed over the merged cells (transient and implicit source terms),
-/// and c of a coarse face = the sum over the fine faces inside it of c_f d_f, over the
-/// coarse face's distance d (the sum of D A over the face over the distance: exact for
-/// diffusion with any coefficient and Dirichlet or Neumann boundaries; Robin boundaries
-/// scaled the same way). Restriction sums a coarse cell's fine cells (finite-volume
-/// residuals are integrals), prolongation copies a coarse value to its fine cells.
+/// the axes with more than one cell whose mean spacing is below twice the smallest
+/// one's (semi-coarsening of stretched cells; every axis for cells about as long along
+/// each), the last alone where the count is odd, and is rediscretized: m summed over the
+/// merged cells (transient and implicit source terms); c of a coarse interior face the
+/// sum over the fine faces inside it of c_f d_f (their D A) over the coarse distance;
+/// K of a coarse boundary face their sum, a and b their mean. For constant coefficients
+/// that is the equation assembled on the coarse grid, any boundary condition (tested);
+/// a variable D is averaged over the coarse face. GridTransfer moves vectors between two
+/// levels.
 ///
 /// Structure (allocation) at construction; refresh() takes new values and allocates
 /// nothing. Nothing here reads the mesh's face lists.
@@ -39,7 +42,8 @@ class GridLevel final : public LinearOperator<ExecSpace> {
 
   /// True when some axis has more than one cell.
   bool canCoarsen() const;
-  /// The next coarser level (structure only). Throws kfvm::Error when !canCoarsen().
+  /// The next coarser level (structure only; the axes merged as above). Throws
+  /// kfvm::Error when !canCoarsen().
   GridLevel coarser() const;
 
   /// Values from assembler's last assemble(): its mesh must be this level's grid.
@@ -48,19 +52,13 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   /// Values from the next finer level (this == fine.coarser()'s structure).
   void refresh(const GridLevel& fine);
 
-  /// b = R r: each cell of this level the sum of r over its cells of fine.
-  void restrictFrom(const GridLevel& fine, const Vector<ExecSpace>& r,
-                    const Vector<ExecSpace>& b) const;
-  /// x += P e: each cell of fine takes e of its cell of this level.
-  void prolongAddTo(const GridLevel& fine, const Vector<ExecSpace>& e,
-                    const Vector<ExecSpace>& x) const;
-
   std::string description() const override;
   const VectorSpace<ExecSpace>& space() const override { return space_; }
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const override;
   void diagonal(const Vector<ExecSpace>& d) const override;
 
   const std::array<int, 3>& cells() const { return cells_; }
+  const std::vector<double>& vertices(int axis) const { return vertices_[axis]; }
   int dimension() const { return dimension_; }
   Ordinal numCells() const { return space_.size(); }
 
@@ -71,7 +69,8 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     int cells[3];
     Ordinal firstFace[3];
     DeviceView<Real*, ExecSpace> faces, mass, diagonal;
-    DeviceView<Real*, ExecSpace> distances[3];  // per axis, by face index along it
+    DeviceView<Real*, ExecSpace> robinA, robinB;  // a boundary face's Robin a and b
+    DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
   };
   const Data& data() const { return data_; }
 

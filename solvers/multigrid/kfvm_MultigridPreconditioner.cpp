@@ -1,7 +1,8 @@
 // "mg": geometric multigrid on the structured grid of an Assembler's equation, as a
 // preconditioner (one cycle per apply, a fixed symmetric operator: usable inside CG).
 // Levels: the operator itself, then GridLevel's rediscretized coarser grids down to
-// `mg_coarse_cells` cells or fewer; each smoothed by a Jacobi-preconditioned Chebyshev
+// `mg_coarse_cells` cells or fewer, linked by GridTransfer (linear interpolation and its
+// transpose); each smoothed by a Jacobi-preconditioned Chebyshev
 // polynomial (the "chebyshev" preconditioner of that level: pre-smoothing from zero,
 // post-smoothing of the residual), the coarsest solved by a Chebyshev polynomial of
 // high degree over a wide interval. V-cycles by default, W-cycles with mg_cycle = "w".
@@ -9,6 +10,7 @@
 #include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_GridLevel.hpp>
+#include <kfvm_GridTransfer.hpp>
 
 #include "../preconditioners/detail/kfvm_PreconditionerMakers.hpp"
 
@@ -63,14 +65,13 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     for (int s = 1; s < sweeps_; ++s) smooth(level, b, x);
     const auto& A = levelOperator(level);
     const auto& r = residuals_[level];
-    const auto& coarse = *grids_[level + 1];
     const int visits = cycle_ == "w" && level + 2 < levels() ? 2 : 1;
     for (int v = 0; v < visits; ++v) {
       A.apply(x, r);
       Blas::axpby(Real(1), b, Real(-1), r);  // r = b - A x
-      coarse.restrictFrom(*grids_[level], r, rhs_[level + 1]);
+      transfers_[level]->restrict(r, rhs_[level + 1]);
       cycle(level + 1, rhs_[level + 1], solutions_[level + 1]);
-      coarse.prolongAddTo(*grids_[level], solutions_[level + 1], x);
+      transfers_[level]->prolongAdd(solutions_[level + 1], x);
     }
     for (int s = 0; s < sweeps_; ++s) smooth(level, b, x);
   }
@@ -108,6 +109,10 @@ class Multigrid final : public Preconditioner<ExecSpace> {
            grids_.back()->canCoarsen())
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
     const int n = int(grids_.size());
+    transfers_.clear();
+    for (int l = 0; l + 1 < n; ++l)
+      transfers_.push_back(
+          std::make_unique<GridTransfer<ExecSpace>>(*grids_[l], *grids_[l + 1]));
     diagonal_ = Vector<ExecSpace>("kfvm::Multigrid::diagonal", op.size());
     smoothers_.clear();
     rhs_.assign(n, {});
@@ -135,6 +140,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   int degree_, sweeps_, coarseCells_, coarseDegree_, maxLevels_;
   std::string cycle_, estimate_;
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids_;
+  std::vector<std::unique_ptr<GridTransfer<ExecSpace>>> transfers_;  // level l to l + 1
   std::vector<std::unique_ptr<Preconditioner<ExecSpace>>> smoothers_;
   Vector<ExecSpace> diagonal_;
   std::vector<Vector<ExecSpace>> rhs_, solutions_, residuals_, corrections_;

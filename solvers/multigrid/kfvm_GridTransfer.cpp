@@ -1,0 +1,163 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_GridTransfer.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kfvm {
+
+namespace Details {
+
+/// b = R r: each coarse cell gathers the fine cells that interpolate from it.
+template <class ExecSpace>
+struct TransferRestriction {
+  typename GridTransfer<ExecSpace>::Data d;
+  Vector<ExecSpace> r, b;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    d.coarse.indices(cell, idx);
+    Real sum = 0;
+    for (int q = 0; q < 4; ++q) {
+      const Real wz = d.sourceWeights[2](idx[2], q);
+      if (wz == 0) break;
+      const Ordinal k = d.sources[2](idx[2], q);
+      for (int p = 0; p < 4; ++p) {
+        const Real wy = d.sourceWeights[1](idx[1], p);
+        if (wy == 0) break;
+        const Ordinal row = d.sources[1](idx[1], p) + d.fineCells[1] * k;
+        Real line = 0;
+        for (int o = 0; o < 4; ++o) {
+          const Real wx = d.sourceWeights[0](idx[0], o);
+          if (wx == 0) break;
+          line += wx * r(d.sources[0](idx[0], o) + d.fineCells[0] * row);
+        }
+        sum += wz * wy * line;
+      }
+    }
+    b(cell) = sum;
+  }
+};
+
+/// x += P e: each fine cell interpolates from up to 8 coarse cells.
+template <class ExecSpace>
+struct TransferProlongation {
+  typename GridTransfer<ExecSpace>::Data d;
+  Vector<ExecSpace> e, x;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    d.fine.indices(cell, idx);
+    int at[3][2];
+    Real w[3][2];
+    for (int a = 0; a < 3; ++a) {
+      const Real other = d.weight[a](idx[a]);
+      at[a][0] = d.parent[a](idx[a]);
+      at[a][1] = d.other[a](idx[a]);
+      w[a][0] = 1 - other;
+      w[a][1] = other;
+    }
+    Real sum = 0;
+    for (int q = 0; q < 2; ++q) {
+      if (w[2][q] == 0) continue;
+      for (int p = 0; p < 2; ++p) {
+        if (w[1][p] == 0) continue;
+        const Ordinal row = at[1][p] + Ordinal(d.coarseCells[1]) * at[2][q];
+        Real line = 0;
+        for (int o = 0; o < 2; ++o)
+          if (w[0][o] != 0) line += w[0][o] * e(at[0][o] + d.coarseCells[0] * row);
+        sum += w[2][q] * w[1][p] * line;
+      }
+    }
+    x(cell) += sum;
+  }
+};
+
+inline std::vector<double> centres(const std::vector<double>& v) {
+  std::vector<double> c(v.size() - 1);
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) c[i] = 0.5 * (v[i] + v[i + 1]);
+  return c;
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
+                                      const GridLevel<ExecSpace>& coarse)
+    : fineCount_(fine.numCells()), coarseCount_(coarse.numCells()) {
+  data_.fine = GridInterior(fine.dimension(), fine.cells());
+  data_.coarse = GridInterior(coarse.dimension(), coarse.cells());
+  const std::string name = "kfvm::GridTransfer::";
+  for (int a = 0; a < 3; ++a) {
+    const int n = fine.cells()[a], m = coarse.cells()[a];
+    data_.fineCells[a] = n;
+    data_.coarseCells[a] = m;
+    const bool merged = m != n;
+    require(merged ? m == (n + 1) / 2 : true, "GridTransfer: the ", coarse.description(),
+            " is not the next coarser level of the ", fine.description());
+    const auto x = Details::centres(fine.vertices(a));
+    const auto X = Details::centres(coarse.vertices(a));
+    std::vector<int> parent(n), other(n);
+    std::vector<double> weight(n, 0.0);
+    std::vector<std::vector<std::pair<int, double>>> sources(m);
+    for (int i = 0; i < n; ++i) {
+      const int I = merged ? i / 2 : i;
+      int J = I;
+      if (merged) J = x[i] < X[I] ? I - 1 : x[i] > X[I] ? I + 1 : I;
+      if (J < 0 || J >= m) J = I;
+      parent[i] = I;
+      other[i] = J;
+      if (J != I) weight[i] = (x[i] - X[I]) / (X[J] - X[I]);
+      sources[I].push_back({i, 1 - weight[i]});
+      if (J != I) sources[J].push_back({i, weight[i]});
+    }
+    data_.parent[a] = DeviceView<int*, ExecSpace>(name + "parent", n);
+    data_.other[a] = DeviceView<int*, ExecSpace>(name + "other", n);
+    data_.weight[a] = DeviceView<Real*, ExecSpace>(name + "weight", n);
+    data_.sources[a] = DeviceView<int* [4], ExecSpace>(name + "sources", m);
+    data_.sourceWeights[a] = DeviceView<Real* [4], ExecSpace>(name + "sourceWeights", m);
+    auto hostParent = Kokkos::create_mirror_view(data_.parent[a]);
+    auto hostOther = Kokkos::create_mirror_view(data_.other[a]);
+    auto hostWeight = Kokkos::create_mirror_view(data_.weight[a]);
+    auto hostSources = Kokkos::create_mirror_view(data_.sources[a]);
+    auto hostSourceWeights = Kokkos::create_mirror_view(data_.sourceWeights[a]);
+    for (int i = 0; i < n; ++i) {
+      hostParent(i) = parent[i];
+      hostOther(i) = other[i];
+      hostWeight(i) = Real(weight[i]);
+    }
+    for (int I = 0; I < m; ++I) {
+      require(sources[I].size() <= 4, "GridTransfer: coarse cell ", I, " along axis ", a,
+              " takes ", sources[I].size(), " fine cells");
+      for (int s = 0; s < 4; ++s) {
+        const bool used = s < int(sources[I].size());
+        hostSources(I, s) = used ? sources[I][s].first : 0;
+        hostSourceWeights(I, s) = used ? Real(sources[I][s].second) : Real(0);
+      }
+    }
+    Kokkos::deep_copy(data_.parent[a], hostParent);
+    Kokkos::deep_copy(data_.other[a], hostOther);
+    Kokkos::deep_copy(data_.weight[a], hostWeight);
+    Kokkos::deep_copy(data_.sources[a], hostSources);
+    Kokkos::deep_copy(data_.sourceWeights[a], hostSourceWeights);
+  }
+}
+
+template <class ExecSpace>
+void GridTransfer<ExecSpace>::restrict(const Vector<ExecSpace>& r,
+                                       const Vector<ExecSpace>& b) const {
+  forEachIndex("kfvm::GridTransfer::restrict", ExecSpace(), coarseCount_,
+               Details::TransferRestriction<ExecSpace>{data_, r, b});
+}
+
+template <class ExecSpace>
+void GridTransfer<ExecSpace>::prolongAdd(const Vector<ExecSpace>& e,
+                                         const Vector<ExecSpace>& x) const {
+  forEachIndex("kfvm::GridTransfer::prolongAdd", ExecSpace(), fineCount_,
+               Details::TransferProlongation<ExecSpace>{data_, e, x});
+}
+
+#define KFVM_INSTANTIATE_GRID_TRANSFER(Space) template class GridTransfer<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_GRID_TRANSFER)
+
+}  // namespace kfvm

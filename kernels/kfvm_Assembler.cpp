@@ -167,16 +167,16 @@ void Assembler<ExecSpace>::setFillsMatrix(bool fill) {
 }
 
 template <class ExecSpace>
-void Assembler<ExecSpace>::faceForm(const DeviceView<Real*, ExecSpace>& faces,
-                                    const DeviceView<Real*, ExecSpace>& robinA,
-                                    const DeviceView<Real*, ExecSpace>& robinB) const {
+void Assembler<ExecSpace>::faceForm(const DeviceView<Real*, ExecSpace>& faces) const {
   const auto& mesh = equation_.mesh();
-  for (const auto* view : {&faces, &robinA, &robinB})
-    require(view->extent(0) == std::size_t(mesh.numFaces()),
-            "Assembler::faceForm: ", view->extent(0), " entries in '", view->label(),
-            "' for the mesh's ", mesh.numFaces(), " faces");
+  require(faces.extent(0) == std::size_t(mesh.numFaces()),
+          "Assembler::faceForm: ", faces.extent(0), " entries for the mesh's ",
+          mesh.numFaces(), " faces");
+  require(!equation_.hasHigherOrder(),
+          "Assembler::faceForm: the higher-order diffusion term reaches neighbours' "
+          "neighbours; it has no face form (multigrid)");
   Details::faceFormCoefficients<ExecSpace>(equation_, ownerWeights_, neighbourWeights_,
-                                           theta_, faces, robinA, robinB);
+                                           theta_, faces);
 }
 
 template <class ExecSpace>

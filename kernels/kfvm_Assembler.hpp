@@ -46,14 +46,13 @@ class Assembler {
   /// coarsens (faces numbered as the mesh's): faces(f) is theta times interior face f's
   /// weight (the mean of its two sides': convection enters by its symmetric part), and
   /// theta D A on boundary face f, whose conductance to its boundary value is then
-  /// faces(f) a / (a d + b) with its Robin a = robinA(f), b = robinB(f) (Dirichlet:
-  /// b = 0; Neumann: a = 0) and d its distance. The diagonal is a cell part plus the sum
-  /// of the cell's interior face coefficients and boundary conductances; an interior
-  /// face couples its two cells by -faces(f). robinA and robinB are 0 at interior
-  /// faces. Throws kfvm::Error naming a View of the wrong size.
-  void faceForm(const DeviceView<Real*, ExecSpace>& faces,
-                const DeviceView<Real*, ExecSpace>& robinA,
-                const DeviceView<Real*, ExecSpace>& robinB) const;
+  /// faces(f) a / (a d + b) with the Robin a and b of its boundary slot (the equation's
+  /// BoundaryConditions: Dirichlet b = 0, Neumann a = 0) and its distance d. The
+  /// diagonal is a cell part plus the sum of the cell's interior face coefficients and
+  /// boundary conductances; an interior face couples its two cells by -faces(f). Throws
+  /// kfvm::Error naming a View of the wrong size, or an equation with the fourth-order
+  /// term (which reaches beyond a cell's faces).
+  void faceForm(const DeviceView<Real*, ExecSpace>& faces) const;
 
   /// y = K x with the face coefficients of the last assemble(): the generic face path,
   /// without the matrix.

@@ -393,18 +393,11 @@ struct FaceFormKernel {
   AssemblyGeometry<ExecSpace> g;
   DeviceView<const Real*, ExecSpace> ownerWeights, neighbourWeights;
   Real theta;
-  DeviceView<Real*, ExecSpace> faces, robinA, robinB;
+  DeviceView<Real*, ExecSpace> faces;
   KOKKOS_FUNCTION void operator()(Ordinal f) const {
-    if (g.faceCells(f, 1) >= 0) {
-      faces(f) = theta * Real(0.5) * (ownerWeights(f) + neighbourWeights(f));
-      robinA(f) = 0;
-      robinB(f) = 0;
-      return;
-    }
-    const Ordinal slot = g.faceSlots(f);
-    faces(f) = theta * ownerWeights(f);  // theta D A on a boundary face
-    robinA(f) = g.robinA(slot);
-    robinB(f) = g.robinB(slot);
+    faces(f) = g.faceCells(f, 1) >= 0
+                   ? theta * Real(0.5) * (ownerWeights(f) + neighbourWeights(f))
+                   : theta * ownerWeights(f);  // theta D A on a boundary face
   }
 };
 
@@ -414,13 +407,10 @@ template <class ExecSpace>
 void faceFormCoefficients(const Equation<ExecSpace>& equation,
                           const DeviceView<const Real*, ExecSpace>& ownerWeights,
                           const DeviceView<const Real*, ExecSpace>& neighbourWeights,
-                          Real theta, const DeviceView<Real*, ExecSpace>& faces,
-                          const DeviceView<Real*, ExecSpace>& robinA,
-                          const DeviceView<Real*, ExecSpace>& robinB) {
-  forEachFace(
-      "kfvm::Assembler::faceForm", equation.mesh(),
-      FaceFormKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation), ownerWeights,
-                                neighbourWeights, theta, faces, robinA, robinB});
+                          Real theta, const DeviceView<Real*, ExecSpace>& faces) {
+  forEachFace("kfvm::Assembler::faceForm", equation.mesh(),
+              FaceFormKernel<ExecSpace>{AssemblyGeometry<ExecSpace>(equation),
+                                        ownerWeights, neighbourWeights, theta, faces});
 }
 
 template <class ExecSpace>
@@ -448,8 +438,7 @@ void applySpatialOperator(const Equation<ExecSpace>& equation,
   template void fillRows<Space>(const Equation<Space>&, const RowFillArguments<Space>&); \
   template void faceFormCoefficients<Space>(                                             \
       const Equation<Space>&, const DeviceView<const Real*, Space>&,                     \
-      const DeviceView<const Real*, Space>&, Real, const DeviceView<Real*, Space>&,      \
-      const DeviceView<Real*, Space>&, const DeviceView<Real*, Space>&);                 \
+      const DeviceView<const Real*, Space>&, Real, const DeviceView<Real*, Space>&);     \
   template void applySpatialOperator<Space>(const Equation<Space>&,                      \
                                             const DeviceView<const Real*, Space>&,       \
                                             const DeviceView<const Real*, Space>&,       \

@@ -8,10 +8,12 @@
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_GridLevel.hpp>
+#include <kfvm_GridTransfer.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
 #include <kfvm_MatrixOperator.hpp>
 #include <kfvm_Preconditioner.hpp>
+#include <kfvm_VectorSpace.hpp>
 
 #include <cmath>
 
@@ -257,6 +259,81 @@ TEST(Multigrid, VCycleConvergenceFactorIsBoundedIndependentlyOfTheGrid) {
       EXPECT_LT(factor, levels == 2 ? 0.4 : 0.25) << n << ", " << levels << " levels";
     }
   }
+}
+
+/// x . y over a vector space of one process.
+double dot(const Vector<Space>& x, const Vector<Space>& y) {
+  return VectorSpace<Space>(Ordinal(x.extent(0))).dot(x, y);
+}
+
+// Restriction is the transpose of prolongation, (R r) . e = r . (P e), on odd counts,
+// an axis left unmerged (semi-coarsening) and 1D, 2D and 3D grids.
+TEST(Multigrid, RestrictionIsTheTransposeOfProlongation) {
+  for (const auto& grid :
+       {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3, 0.05, 0.1, 0.2}),
+        CartesianGrid::uniform2D(7, 5, 1.0, 0.5),
+        CartesianGrid::uniform3D(9, 6, 5, 1.0, 1.0, 10.0)}) {
+    const GridLevel<Space> fine(grid);
+    const GridLevel<Space> coarse = fine.coarser();
+    const GridTransfer<Space> transfer(fine, coarse);
+    const auto r = toDevice(wavy(fine.numCells()));
+    auto e = wavy(coarse.numCells());
+    for (auto& v : e) v = 1 - v * v;
+    const auto coarseE = toDevice(e);
+    Vector<Space> restricted("Rr", coarse.numCells()), prolonged("Pe", fine.numCells());
+    transfer.restrict(r, restricted);
+    transfer.prolongAdd(coarseE, prolonged);  // from 0
+    const double left = dot(restricted, coarseE), right = dot(r, prolonged);
+    EXPECT_LT(std::abs(left - right), tolerance(1e-14) * std::abs(right))
+        << "dimension " << grid.dimension();
+    if (grid.dimension() == 3)  // cells 10 times longer along z: z is not merged
+      EXPECT_EQ(coarse.cells()[2], 5);
+  }
+}
+
+// The cycle is a symmetric operator (what CG needs): x . B y = y . B x, V and W cycles.
+TEST(Multigrid, CyclesAreSymmetric) {
+  PoissonProblem problem(CartesianGrid::uniform3D(13, 10, 9, 1.0, 0.8, 0.7));
+  const MatrixFreeOperator<Space> op(*problem.assembler);
+  const Ordinal n = problem.mesh.numCells();
+  const auto x = toDevice(wavy(n));
+  auto yHost = wavy(n);
+  for (auto& v : yHost) v = v * v - 0.3;
+  const auto y = toDevice(yHost);
+  Vector<Space> Bx("Bx", n), By("By", n);
+  for (const char* cycle : {"v", "w"}) {
+    auto mg = makePreconditioner<Space>("mg", {{"mg_cycle", cycle}});
+    mg->setup(op);
+    mg->apply(x, Bx);
+    mg->apply(y, By);
+    const double xBy = dot(x, By), yBx = dot(y, Bx);
+    EXPECT_LT(std::abs(xBy - yBx), tolerance(1e-12) * std::abs(xBy)) << cycle;
+  }
+}
+
+// 1D and 2D grids take the same multigrid; the fourth-order term (no face form) is an
+// error naming it.
+TEST(Multigrid, OneAndTwoDimensionsAndTheFourthOrderTerm) {
+  for (const auto& grid :
+       {CartesianGrid::uniform1D(200, 1.0), CartesianGrid::uniform2D(96, 80, 1.0, 0.8)}) {
+    std::vector<double> x, reference;
+    const int it = solvePoisson(grid, "mg", x);
+    solvePoisson(grid, "jacobi", reference);
+    EXPECT_LT(maxDifference(x, reference), tolerance(1e-6) * largestMagnitude(reference))
+        << "dimension " << grid.dimension();
+    EXPECT_LE(it, 10) << "dimension " << grid.dimension();
+  }
+  Mesh<Space> mesh(CartesianGrid::uniform1D(16, 1.0));
+  Equation<Space> equation(mesh);
+  equation.transient(1.0).higherOrderDiffusion(0.0, 1.0);
+  Assembler<Space> assembler(equation);
+  CellField<Space> old(mesh, "old");
+  Vector<Space> rhs("rhs", mesh.numCells());
+  assembler.assemble(10, 1, old, rhs);
+  MatrixOperator<Space> matrix(assembler.matrix());
+  matrix.setAssembler(&assembler);
+  auto mg = makePreconditioner<Space>("mg");
+  expectError([&] { mg->setup(matrix); }, {"higher-order diffusion term", "face form"});
 }
 
 TEST(Multigrid, BadParametersAndOperatorsWithoutAGridAreErrors) {

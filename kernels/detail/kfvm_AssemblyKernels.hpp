@@ -272,9 +272,7 @@ template <class ExecSpace>
 void faceFormCoefficients(const Equation<ExecSpace>& equation,
                           const DeviceView<const Real*, ExecSpace>& ownerWeights,
                           const DeviceView<const Real*, ExecSpace>& neighbourWeights,
-                          Real theta, const DeviceView<Real*, ExecSpace>& faces,
-                          const DeviceView<Real*, ExecSpace>& robinA,
-                          const DeviceView<Real*, ExecSpace>& robinB);
+                          Real theta, const DeviceView<Real*, ExecSpace>& faces);
 
 /// y = K x (the spatial operator without the transient term) from the face weights.
 template <class ExecSpace>

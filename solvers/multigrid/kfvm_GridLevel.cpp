@@ -30,20 +30,28 @@ struct LevelGeometry {
            : axis == 1 ? Ordinal(d.cells[0])
                        : Ordinal(d.cells[0]) * d.cells[1];
   }
-  /// The conductance of boundary face f at distance distance: K a / (a d + b).
-  KOKKOS_INLINE_FUNCTION Real boundaryConductance(Ordinal f, Real distance) const {
-    const Real a = d.robinA(f), b = d.robinB(f);
-    return a == 0 ? Real(0) : d.faces(f) * a / (a * distance + b);
+  /// The boundary slot of the face of cell idx on side upper of axis: as Mesh numbers
+  /// them, by patch (2 axis + upper), then the two other axes, the lower fastest.
+  KOKKOS_INLINE_FUNCTION Ordinal slot(int axis, const int idx[3], int upper) const {
+    const int lo = axis == 0 ? 1 : 0, hi = axis == 2 ? 1 : 2;
+    return d.patchFirst[2 * axis + upper] + idx[lo] + Ordinal(d.cells[lo]) * idx[hi];
+  }
+  /// The conductance of the boundary face of cell idx on side upper of axis:
+  /// K a / (a d + b).
+  KOKKOS_INLINE_FUNCTION Real boundaryConductance(int axis, const int idx[3],
+                                                  int upper) const {
+    const Ordinal s = slot(axis, idx, upper);
+    const Real a = d.robinA(s), b = d.robinB(s);
+    const Real distance = d.distances[axis](upper ? d.cells[axis] : 0);
+    return a == 0 ? Real(0) : d.faces(face(axis, idx, upper)) * a / (a * distance + b);
   }
   /// The sum of cell idx's interior face coefficients and boundary conductances.
   KOKKOS_INLINE_FUNCTION Real faceSum(const int idx[3]) const {
     Real sum = 0;
     for (int a = 0; a < d.dimension; ++a) {
-      const Ordinal low = face(a, idx, 0), high = face(a, idx, 1);
-      sum += idx[a] > 0 ? d.faces(low) : boundaryConductance(low, d.distances[a](0));
-      sum += idx[a] + 1 < d.cells[a]
-                 ? d.faces(high)
-                 : boundaryConductance(high, d.distances[a](d.cells[a]));
+      sum += idx[a] > 0 ? d.faces(face(a, idx, 0)) : boundaryConductance(a, idx, 0);
+      sum += idx[a] + 1 < d.cells[a] ? d.faces(face(a, idx, 1))
+                                     : boundaryConductance(a, idx, 1);
     }
     return sum;
   }
@@ -115,6 +123,8 @@ struct CoarseFaces {
     int first[3] = {0, 0, 0}, count[3] = {1, 1, 1};
     for (int b = 0; b < coarse.d.dimension; ++b)
       if (b != axis) children.range(b, idx[b], first[b], count[b]);
+    const bool boundary = along == 0 || along == coarse.d.cells[axis];
+    const int upper = along == 0 ? 0 : 1;
     Real sum = 0, a = 0, b = 0;
     int f[3], faces = 0;
     f[axis] = fineAlong;  // face(axis, f, 0) is then the fine face, the last one too
@@ -124,22 +134,27 @@ struct CoarseFaces {
           if (axis != 0) f[0] = first[0] + o;
           if (axis != 1) f[1] = first[1] + p;
           if (axis != 2) f[2] = first[2] + q;
-          const Ordinal face = fine.face(axis, f, 0);
-          sum += fine.d.faces(face);
-          a += fine.d.robinA(face);
-          b += fine.d.robinB(face);
-          ++faces;
+          sum += fine.d.faces(fine.face(axis, f, 0));
+          if (boundary) {  // the slot of the fine face, as a side of its cell
+            int cell[3] = {f[0], f[1], f[2]};
+            cell[axis] = upper ? fine.d.cells[axis] - 1 : 0;
+            const Ordinal s = fine.slot(axis, cell, upper);
+            a += fine.d.robinA(s);
+            b += fine.d.robinB(s);
+            ++faces;
+          }
         }
     const Ordinal face = coarse.d.firstFace[axis] + local;
-    if (along == 0 || along == coarse.d.cells[axis]) {  // a boundary face
+    if (boundary) {
+      int cell[3] = {idx[0], idx[1], idx[2]};
+      cell[axis] = upper ? coarse.d.cells[axis] - 1 : 0;
+      const Ordinal s = coarse.slot(axis, cell, upper);
       coarse.d.faces(face) = sum;
-      coarse.d.robinA(face) = a / Real(faces);
-      coarse.d.robinB(face) = b / Real(faces);
+      coarse.d.robinA(s) = a / Real(faces);
+      coarse.d.robinB(s) = b / Real(faces);
     } else {
       coarse.d.faces(face) =
           sum * fine.d.distances[axis](fineAlong) / coarse.d.distances[axis](along);
-      coarse.d.robinA(face) = 0;
-      coarse.d.robinB(face) = 0;
     }
   }
 };
@@ -237,8 +252,13 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
   data_.dimension = dimension_;
   for (int a = 0; a < 3; ++a) data_.cells[a] = cells_[a];
   data_.faces = DeviceView<Real*, ExecSpace>(name + "faces", numFaces_);
-  data_.robinA = DeviceView<Real*, ExecSpace>(name + "robinA", numFaces_);
-  data_.robinB = DeviceView<Real*, ExecSpace>(name + "robinB", numFaces_);
+  Ordinal slots = 0;
+  for (int p = 0; p < 6; ++p) {
+    data_.patchFirst[p] = slots;
+    if (p / 2 < dimension_) slots += cellCount / cells_[p / 2];
+  }
+  data_.robinA = DeviceView<Real*, ExecSpace>(name + "robinA", slots);
+  data_.robinB = DeviceView<Real*, ExecSpace>(name + "robinB", slots);
   data_.mass = DeviceView<Real*, ExecSpace>(name + "mass", cellCount);
   data_.diagonal = DeviceView<Real*, ExecSpace>(name + "diagonal", cellCount);
 }
@@ -283,17 +303,30 @@ void GridLevel<ExecSpace>::refresh(const Assembler<ExecSpace>& assembler,
   const auto& mesh = assembler.equation().mesh();
   require(mesh.numCells() == numCells() && mesh.numFaces() == numFaces_ &&
               mesh.cellCounts() == cells_,
-          "GridLevel::refresh: the assembler's mesh is not the ", description());
+          "GridLevel::refresh: the assembler's mesh of ", mesh.numCells(), " cells and ",
+          mesh.numFaces(), " faces is not the ", description());
   require(diagonal.extent(0) == std::size_t(numCells()),
           "GridLevel::refresh: ", diagonal.extent(0), " diagonal entries for ",
           numCells(), " cells");
-  assembler.faceForm(data_.faces, data_.robinA, data_.robinB);
+  const auto& bcs = assembler.equation().boundaryConditions();
+  require(bcs.robinA().extent(0) == data_.robinA.extent(0),
+          "GridLevel::refresh: the boundary conditions have ", bcs.robinA().extent(0),
+          " slots, the ", description(), " has ", data_.robinA.extent(0));
+  assembler.faceForm(data_.faces);
+  Kokkos::deep_copy(ExecSpace(), data_.robinA, bcs.robinA());
+  Kokkos::deep_copy(ExecSpace(), data_.robinB, bcs.robinB());
   forEachIndex("kfvm::GridLevel::massFromDiagonal", ExecSpace(), numCells(),
                Details::LevelMassFromDiagonal<ExecSpace>{{data_}, diagonal});
 }
 
 template <class ExecSpace>
 void GridLevel<ExecSpace>::refresh(const GridLevel& fine) {
+  bool below = fine.dimension_ == dimension_;
+  for (int a = 0; a < 3; ++a)
+    below =
+        below && (cells_[a] == fine.cells_[a] || cells_[a] == (fine.cells_[a] + 1) / 2);
+  require(below, "GridLevel::refresh: the ", description(),
+          " is not the next coarser level of the ", fine.description());
   const auto children = Details::childrenOf(fine, *this);
   for (int a = 0; a < dimension_; ++a) {
     auto counts = cells_;

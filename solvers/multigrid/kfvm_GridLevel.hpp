@@ -69,7 +69,8 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     int cells[3];
     Ordinal firstFace[3];
     DeviceView<Real*, ExecSpace> faces, mass, diagonal;
-    DeviceView<Real*, ExecSpace> robinA, robinB;  // a boundary face's Robin a and b
+    Ordinal patchFirst[6];                        // the first boundary slot of each patch
+    DeviceView<Real*, ExecSpace> robinA, robinB;  // per boundary slot
     DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
   };
   const Data& data() const { return data_; }

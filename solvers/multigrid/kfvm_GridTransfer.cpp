@@ -54,7 +54,7 @@ struct TransferProlongation {
       const Real other = d.weight[a](idx[a]);
       at[a][0] = d.parent[a](idx[a]);
       at[a][1] = d.other[a](idx[a]);
-      w[a][0] = 1 - other;
+      w[a][0] = Real(1) - other;
       w[a][1] = other;
     }
     Real sum = 0;
@@ -98,8 +98,8 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
     const auto x = Details::centres(fine.vertices(a));
     const auto X = Details::centres(coarse.vertices(a));
     std::vector<int> parent(n), other(n);
-    std::vector<double> weight(n, 0.0);
-    std::vector<std::vector<std::pair<int, double>>> sources(m);
+    std::vector<Real> weight(n, Real(0));  // in Real: R is exactly P^T
+    std::vector<std::vector<std::pair<int, Real>>> sources(m);
     for (int i = 0; i < n; ++i) {
       const int I = merged ? i / 2 : i;
       int J = I;
@@ -107,8 +107,8 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
       if (J < 0 || J >= m) J = I;
       parent[i] = I;
       other[i] = J;
-      if (J != I) weight[i] = (x[i] - X[I]) / (X[J] - X[I]);
-      sources[I].push_back({i, 1 - weight[i]});
+      if (J != I) weight[i] = Real((x[i] - X[I]) / (X[J] - X[I]));
+      sources[I].push_back({i, Real(1) - weight[i]});  // as the prolongation computes it
       if (J != I) sources[J].push_back({i, weight[i]});
     }
     data_.parent[a] = DeviceView<int*, ExecSpace>(name + "parent", n);
@@ -124,7 +124,7 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
     for (int i = 0; i < n; ++i) {
       hostParent(i) = parent[i];
       hostOther(i) = other[i];
-      hostWeight(i) = Real(weight[i]);
+      hostWeight(i) = weight[i];
     }
     for (int I = 0; I < m; ++I) {
       require(sources[I].size() <= 4, "GridTransfer: coarse cell ", I, " along axis ", a,
@@ -132,7 +132,7 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
       for (int s = 0; s < 4; ++s) {
         const bool used = s < int(sources[I].size());
         hostSources(I, s) = used ? sources[I][s].first : 0;
-        hostSourceWeights(I, s) = used ? Real(sources[I][s].second) : Real(0);
+        hostSourceWeights(I, s) = used ? sources[I][s].second : Real(0);
       }
     }
     Kokkos::deep_copy(data_.parent[a], hostParent);

@@ -49,7 +49,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     this->op().space().zeroGhosts(z);
   }
 
-  /// The levels' cell counts, finest first (for reports and tests).
+  /// The number of levels, the operator's own included.
   int levels() const { return int(smoothers_.size()); }
 
  private:
@@ -88,12 +88,12 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   void setupImpl(const LinearOperator<ExecSpace>& op, bool,
                  bool structureChanged) override {
+    require(!op.space().distributed(), "mg preconditioner: the ", op.description(),
+            " is distributed over MPI ranks; multigrid runs on one process for now");
     const Assembler<ExecSpace>* assembler = op.assembler();
     require(assembler != nullptr, "mg preconditioner: the ", op.description(),
-            " does not come from an equation on a structured grid (use the matrix-free "
-            "operator of an Assembler)");
-    require(!op.space().distributed(),
-            "mg preconditioner: distributed operators are not supported yet");
+            " does not come from an equation on a structured grid (an Assembler's "
+            "matrix-free stencil or its matrix through ImplicitStepper)");
     if (structureChanged || grids_.empty()) build(*assembler, op);
     op.diagonal(diagonal_);
     grids_[0]->refresh(*assembler, diagonal_);

@@ -86,6 +86,31 @@ struct Sums {
   }
 };
 
+/// Maxima of several values in one reduction (a multigrid level's summary), by the same
+/// route as Sums: Kokkos::Sum joins with +=, which here keeps the larger of each pair.
+/// Its identity (reduction_identity below) is the lowest value.
+template <int N>
+struct Maxima {
+  double value[N];
+
+  KOKKOS_INLINE_FUNCTION Maxima() {
+    for (int i = 0; i < N; ++i) value[i] = -1e308;
+  }
+  KOKKOS_INLINE_FUNCTION Maxima& operator+=(const Maxima& other) {
+    for (int i = 0; i < N; ++i)
+      if (other.value[i] > value[i]) value[i] = other.value[i];
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile Maxima& other) volatile {
+    for (int i = 0; i < N; ++i)
+      if (other.value[i] > value[i]) value[i] = other.value[i];
+  }
+  /// value[i] = max(value[i], x).
+  KOKKOS_INLINE_FUNCTION void raise(int i, double x) {
+    if (x > value[i]) value[i] = x;
+  }
+};
+
 /// Fences one execution space instance, with a label where Kokkos supports it.
 template <class ExecSpace>
 void fence(const ExecSpace& space, const std::string& label) {
@@ -110,6 +135,10 @@ namespace Kokkos {
 template <int N>
 struct reduction_identity<kfvm::Compat::Sums<N>> {
   KOKKOS_FORCEINLINE_FUNCTION static kfvm::Compat::Sums<N> sum() { return {}; }
+};
+template <int N>
+struct reduction_identity<kfvm::Compat::Maxima<N>> {
+  KOKKOS_FORCEINLINE_FUNCTION static kfvm::Compat::Maxima<N> sum() { return {}; }
 };
 }  // namespace Kokkos
 

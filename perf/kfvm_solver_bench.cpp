@@ -2,16 +2,25 @@
 // setup and solve timed separately.
 //
 //   kfvm-solver-bench                         # 32^3 and 64^3, every solver built in
-//   kfvm-solver-bench --sizes 64,96 --solvers cg,belos:cg+muelu --repeat 5
+//   kfvm-solver-bench --sizes 64,96 --solvers cg+mg,belos:cg+muelu --repeat 5
+//   kfvm-solver-bench --problem poisson --matrix-free --sizes 256 --solvers
+//   cg+mg,cg+jacobi
 //
-// System: one backward-Euler step (dt = h^2) of 3D diffusion with variable D on the unit
-// cube, Dirichlet on two faces, solved to rtol 1e-8 from a zero guess. "first setup" is
-// the first setMatrix() (allocation, preconditioner or factorization from scratch);
-// "setup" a later setMatrix() after a value refill (what every time step pays); "solve"
-// one solve(). Medians of --repeat runs.
+// Systems on the unit cube, solved to rtol 1e-8 from a zero guess:
+//  - "step" (the default): one backward-Euler step (dt = h^2) of 3D diffusion with
+//    variable D, Dirichlet on two faces;
+//  - "poisson": steady -div grad u = 1, Dirichlet 0 on every face (issue 20's problem).
+// "first setup" is the first setup of the solver (allocation, preconditioner or
+// factorization from scratch); "setup" a later one after a value refill (what every time
+// step pays); "solve" one solve(); for the "mg" preconditioner, "cycle" is one
+// application of it (one V-cycle by default). Medians of --repeat runs. The operator is
+// the assembled matrix, or with --matrix-free the stencil (native solvers only).
 #include <kfvm_Assembler.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_LinearSolver.hpp>
+#include <kfvm_MatrixFreeOperator.hpp>
+#include <kfvm_MatrixOperator.hpp>
+#include <kfvm_Preconditioner.hpp>
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -19,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,51 +53,106 @@ void setDiffusivity(kfvm::CellField<Space>& D, const kfvm::Mesh<Space>& mesh) {
       KOKKOS_LAMBDA(Real x, Real y, Real z) { return Real(1) + Real(3) * x * y + z; });
 }
 
-int run(const std::vector<int>& sizes, const std::vector<std::string>& solvers,
-        int repeat) {
+struct Options {
+  std::vector<int> sizes = {32, 64};
+  std::vector<std::string> solvers;
+  int repeat = 5;
+  std::string problem = "step";
+  bool matrixFree = false;
+};
+
+/// Median seconds of one application of preconditioner (with its parameters) to b.
+double cycleSeconds(const kfvm::LinearOperator<Space>& op,
+                    const std::string& preconditioner, const kfvm::Parameters& parameters,
+                    const kfvm::Vector<Space>& b, int repeat) {
+  auto M = kfvm::makePreconditioner<Space>(preconditioner, parameters);
+  M->setup(op);
+  kfvm::Vector<Space> z("kfvm::SolverBench::z", op.size());
+  M->apply(b, z);  // warm
+  std::vector<double> times;
+  for (int r = 0; r < std::max(repeat, 5); ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    M->apply(b, z);
+    times.push_back(seconds(start));
+  }
+  return median(times);
+}
+
+int run(const Options& options) {
   using namespace kfvm;
-  std::printf("kfvm-solver-bench: backend %s, Kokkos %s, median of %d\n", Space::name(),
-              Compat::kokkosVersion().c_str(), repeat);
-  std::printf("%-6s %-32s %12s %10s %10s %6s  %s\n", "n", "solver + preconditioner",
-              "first setup", "setup", "solve", "iters", "status");
-  for (int n : sizes) {
+  std::printf("kfvm-solver-bench: backend %s, Kokkos %s, problem %s, %s, median of %d\n",
+              Space::name(), Compat::kokkosVersion().c_str(), options.problem.c_str(),
+              options.matrixFree ? "matrix-free" : "assembled matrix", options.repeat);
+  std::printf("%-6s %-32s %12s %10s %10s %6s %10s  %s\n", "n", "solver + preconditioner",
+              "first setup", "setup", "solve", "iters", "cycle", "status");
+  const bool poisson = options.problem == "poisson";
+  for (int n : options.sizes) {
     Mesh<Space> mesh(CartesianGrid::uniform3D(n, n, n, 1, 1, 1));
     CellField<Space> D(mesh, "D"), old(mesh, "old", 1.0);
     setDiffusivity(D, mesh);
     Equation<Space> equation(mesh);
-    equation.transient().diffusion(D);
-    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0))
-        .boundary(Patch::Right, BoundaryCondition::dirichlet(0.0));
+    if (poisson) {
+      equation.diffusion(1.0).source(1.0);
+      for (const Patch patch : {Patch::Left, Patch::Right, Patch::Bottom, Patch::Top,
+                                Patch::Back, Patch::Front})
+        equation.boundary(patch, BoundaryCondition::dirichlet(0.0));
+    } else {
+      equation.transient().diffusion(D);
+      equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0))
+          .boundary(Patch::Right, BoundaryCondition::dirichlet(0.0));
+    }
     Assembler<Space> assembler(equation);
+    assembler.setFillsMatrix(!options.matrixFree);
     Vector<Space> rhs("rhs", mesh.numCells()), x("x", mesh.numCells());
-    assembler.assemble(Real(n) * Real(n), 1, old, rhs);
-    for (const auto& entry : solvers) {
+    const Real dt = poisson ? Real(0) : Real(1) / (Real(n) * Real(n));
+    const auto refill = [&] {
+      assembler.assemble(dt, 1, old, rhs);
+    };
+    refill();
+    std::unique_ptr<LinearOperator<Space>> op;
+    if (options.matrixFree) {
+      op = std::make_unique<MatrixFreeOperator<Space>>(assembler);
+    } else {
+      auto matrix = std::make_unique<MatrixOperator<Space>>(assembler.matrix());
+      matrix->setAssembler(&assembler);
+      op = std::move(matrix);
+    }
+    for (const auto& entry : options.solvers) {
       const auto plus = entry.find('+');
       const std::string name = entry.substr(0, plus);
+      const std::string preconditioner =
+          plus == std::string::npos ? std::string() : entry.substr(plus + 1);
       Parameters parameters{{"tolerance", "1e-8"}, {"max_iterations", "5000"}};
-      if (plus != std::string::npos)
-        parameters.set("preconditioner", entry.substr(plus + 1));
+      if (!preconditioner.empty()) parameters.set("preconditioner", preconditioner);
       if (name == "amesos2:klu2" && n > 24) continue;  // 3D fill-in: small systems only
       auto solver = makeLinearSolver<Space>(name, parameters);
+      if (options.matrixFree && solver->needsMatrix()) {
+        std::printf("%-6d %-32s needs the assembled matrix: skipped\n", n, entry.c_str());
+        continue;
+      }
       auto start = std::chrono::steady_clock::now();
-      solver->setMatrix(assembler.matrix());
+      solver->setOperator(*op);
       const double firstSetup = seconds(start);
       std::vector<double> setups, solves;
       SolverReport report;
-      for (int r = 0; r < repeat; ++r) {
-        assembler.assemble(Real(n) * Real(n), 1, old,
-                           rhs);  // a refill, as each step does
+      for (int r = 0; r < options.repeat; ++r) {
+        refill();  // as each step does
         start = std::chrono::steady_clock::now();
-        solver->setMatrix(assembler.matrix());
+        solver->setOperator(*op);
         setups.push_back(seconds(start));
         Kokkos::deep_copy(x, Real(0));
         start = std::chrono::steady_clock::now();
         report = solver->solve(rhs, x);
         solves.push_back(seconds(start));
       }
-      std::printf("%-6d %-32s %10.2fms %8.2fms %8.2fms %6d  %s\n", n, entry.c_str(),
+      char cycle[32] = "-";
+      if (preconditioner == "mg")
+        std::snprintf(cycle, sizeof cycle, "%8.3fms",
+                      1e3 * cycleSeconds(*op, preconditioner, {}, rhs, options.repeat));
+      std::printf("%-6d %-32s %10.2fms %8.2fms %8.2fms %6d %10s  %s\n", n, entry.c_str(),
                   firstSetup * 1e3, median(setups) * 1e3, median(solves) * 1e3,
-                  report.iterations, report.converged ? "converged" : "NOT CONVERGED");
+                  report.iterations, cycle,
+                  report.converged ? "converged" : "NOT CONVERGED");
     }
   }
   return 0;
@@ -96,30 +161,36 @@ int run(const std::vector<int>& sizes, const std::vector<std::string>& solvers,
 }  // namespace kfvm_solver_bench
 
 int main(int argc, char* argv[]) {
-  std::vector<int> sizes = {32, 64};
-  std::vector<std::string> solvers;
+  kfvm_solver_bench::Options options;
   for (const auto& name : kfvm::linearSolverNames()) {
     if (name == "belos:cg") {
-      solvers.push_back("belos:cg+muelu");
-      solvers.push_back("belos:cg+ifpack2:relaxation");
+      options.solvers.push_back("belos:cg+muelu");
+      options.solvers.push_back("belos:cg+ifpack2:relaxation");
     } else if (name.rfind("belos:", 0) == 0) {
-      solvers.push_back(name + "+ifpack2:ilut");
+      options.solvers.push_back(name + "+ifpack2:ilut");
     } else if (name == "amesos2:klu2") {
-      solvers.push_back(name);
+      options.solvers.push_back(name);
+    } else if (name == "richardson") {
+      options.solvers.push_back(name + "+mg");  // standalone multigrid
     } else {
-      solvers.push_back(name + "+jacobi");
+      options.solvers.push_back(name + "+jacobi");
+      if (name == "cg") options.solvers.push_back(name + "+mg");
     }
   }
-  int repeat = 5;
   CLI::App app{"kfvm-solver-bench: setup and solve times of native and Trilinos solvers"};
-  app.add_option("--sizes", sizes, "cells per side")->delimiter(',');
-  app.add_option("--solvers", solvers, "name[+preconditioner] entries")->delimiter(',');
-  app.add_option("--repeat", repeat, "timed repetitions (median)")
+  app.add_option("--sizes", options.sizes, "cells per side")->delimiter(',');
+  app.add_option("--solvers", options.solvers, "name[+preconditioner] entries")
+      ->delimiter(',');
+  app.add_option("--repeat", options.repeat, "timed repetitions (median)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--problem", options.problem, "step or poisson")
+      ->check(CLI::IsMember({"step", "poisson"}));
+  app.add_flag("--matrix-free", options.matrixFree,
+               "the stencil instead of the assembled matrix (native solvers)");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
-    return kfvm_solver_bench::run(sizes, solvers, repeat);
+    return kfvm_solver_bench::run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kfvm-solver-bench: %s\n", error.what());
     return 1;

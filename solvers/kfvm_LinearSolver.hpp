@@ -97,14 +97,14 @@ class LinearSolver {
 };
 
 /// Creates a solver by name: a native Krylov method (krylovMethodNames(): "cg", "fcg",
-/// "bicgstab", "gmres", "fgmres") with a preconditioner, or a Trilinos solver when kfvm
-/// is built with Trilinos. Parameters: tolerance (relative to ||b||, default 1e-8),
-/// criterion ("rhs", the default: the tolerance is relative to ||b||; "initial": to the
-/// initial residual ||b - A x0||, FiPy's and Belos' "initial"), absolute_tolerance
-/// (default 0), max_iterations (default 1000), preconditioner (preconditionerNames():
-/// "jacobi", the default, "none", "ilu0", "block-jacobi", "chebyshev", with their own
-/// parameters), restart (gmres and fgmres, default 30). An unknown name or parameter, or
-/// a value out of range, is a kfvm::Error.
+/// "bicgstab", "gmres", "fgmres", "richardson") with a preconditioner, or a Trilinos
+/// solver when kfvm is built with Trilinos. Parameters: tolerance (relative to ||b||,
+/// default 1e-8), criterion ("rhs", the default: the tolerance is relative to ||b||;
+/// "initial": to the initial residual ||b - A x0||, FiPy's and Belos' "initial"),
+/// absolute_tolerance (default 0), max_iterations (default 1000), preconditioner
+/// (preconditionerNames(): "jacobi", the default, "none", "ilu0", "block-jacobi",
+/// "chebyshev", with their own parameters), restart (gmres and fgmres, default 30). An
+/// unknown name or parameter, or a value out of range, is a kfvm::Error.
 template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(
     const std::string& name, const Parameters& parameters = {});

@@ -7,6 +7,7 @@
 
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Blas1.hpp>
+#include <kfvm_CoarseSolve.hpp>
 #include <kfvm_GridLevel.hpp>
 #include <kfvm_GridTransfer.hpp>
 #include <kfvm_LinearSolver.hpp>
@@ -15,6 +16,7 @@
 #include <kfvm_Preconditioner.hpp>
 #include <kfvm_VectorSpace.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kfvm::Test {
@@ -174,7 +176,8 @@ struct PoissonProblem {
 /// PoissonProblem on grid solved by CG with the named preconditioner; returns the
 /// iterations, the answer in x.
 int solvePoisson(const CartesianGrid& grid, const std::string& preconditioner,
-                 std::vector<double>& x, const Parameters& extra = {}) {
+                 std::vector<double>& x, const Parameters& extra = {},
+                 const std::string& method = "cg") {
   PoissonProblem problem(grid);
   const auto& mesh = problem.mesh;
   const auto& rhs = problem.rhs;
@@ -183,12 +186,12 @@ int solvePoisson(const CartesianGrid& grid, const std::string& preconditioner,
   parameters.set("tolerance", solverToleranceText(1e-8))
       .set("preconditioner", preconditioner)
       .set("max_iterations", 2000);
-  auto solver = makeLinearSolver<Space>("cg", parameters);
+  auto solver = makeLinearSolver<Space>(method, parameters);
   solver->setOperator(op);
   Vector<Space> solution("x", mesh.numCells());
   const auto report = solver->solve(rhs, solution);
-  EXPECT_TRUE(report.converged)
-      << preconditioner << " on " << mesh.numCells() << " cells: " << report.reason;
+  EXPECT_TRUE(report.converged) << method << " + " << preconditioner << " on "
+                                << mesh.numCells() << " cells: " << report.reason;
   x = toHost(solution);
   return report.iterations;
 }
@@ -336,9 +339,113 @@ TEST(Multigrid, OneAndTwoDimensionsAndTheFourthOrderTerm) {
   expectError([&] { mg->setup(matrix); }, {"higher-order diffusion term", "face form"});
 }
 
+// Constant coefficients on a uniform grid: the level takes its uniform numbers inside
+// (no array read there) and its products, residual and Chebyshev step are still the
+// assembled operator's; its dense form and Gershgorin bound agree; variable
+// coefficients are not uniform.
+TEST(Multigrid, UniformLevelsKeepTheOperatorAndItsBound) {
+  const auto grid = CartesianGrid::uniform3D(7, 6, 5, 0.7, 0.6, 0.5);
+  Mesh<Space> mesh(grid);
+  const Ordinal n = mesh.numCells();
+  for (const bool variable : {false, true}) {
+    CellField<Space> D(mesh, "D", 1.5), old(mesh, "old");
+    if (variable) setWavy(D, 1.5, 0.5);
+    Equation<Space> equation(mesh);
+    equation.transient(2.0).diffusion(D);
+    setUpMixed(equation);
+    Assembler<Space> assembler(equation);
+    Vector<Space> rhs("rhs", n), diagonal("diagonal", n);
+    assembler.assemble(0.05, 1, old, rhs);
+    MatrixOperator<Space>(assembler.matrix()).diagonal(diagonal);
+    GridLevel<Space> level(grid);
+    level.refresh(assembler, diagonal);
+    EXPECT_EQ(level.data().uniform, !variable);
+    const auto x = wavy(n);
+    auto bHost = x;
+    for (auto& v : bHost) v = 2 * v * v - 1;
+    const auto Ax = matrixProduct(assembler, x);
+    const double scale = largestMagnitude(Ax);
+    Vector<Space> y("y", n), next("next", n), d("d", n);
+    level.apply(toDevice(x), y);
+    EXPECT_LT(maxDifference(toHost(y), Ax), tolerance(1e-13) * scale) << variable;
+    level.residual(toDevice(bHost), toDevice(x), y);
+    const auto dHost = wavy(n);
+    Kokkos::deep_copy(d, toDevice(dHost));
+    level.chebyshevStep(toDevice(bHost), toDevice(x), next, d, Real(0.3), Real(0.7));
+    const auto residual = toHost(y), step = toHost(d), moved = toHost(next);
+    const auto diagonalHost = toHost(diagonal);
+    DeviceView<Real**, Space> dense("dense", n, n);
+    level.dense(dense);
+    const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dense);
+    double bound = 0;
+    for (Ordinal i = 0; i < n; ++i) {
+      const double r = bHost[i] - Ax[i];
+      EXPECT_NEAR(residual[i], r, tolerance(1e-13) * scale) << i;
+      const double di = 0.3 * dHost[i] + 0.7 * r / diagonalHost[i];
+      EXPECT_NEAR(step[i], di, tolerance(1e-12) * scale) << i;
+      EXPECT_NEAR(moved[i], x[i] + di, tolerance(1e-12) * scale) << i;
+      double row = 0, off = 0;
+      for (Ordinal j = 0; j < n; ++j) {
+        row += double(a(i, j)) * x[j];
+        if (j != i) off += std::abs(double(a(i, j)));
+      }
+      EXPECT_NEAR(row, Ax[i], tolerance(1e-13) * scale) << i;
+      bound = std::max(bound, 1 + off / double(a(i, i)));
+    }
+    EXPECT_NEAR(level.jacobiBound(), bound, tolerance(1e-13) * bound);
+    EXPECT_LE(level.jacobiBound(), 2.0);
+  }
+}
+
+// The coarsest level's direct solve inverts it: x = A^-1 (A y) = y.
+TEST(Multigrid, CoarseSolveInvertsTheLevel) {
+  PoissonProblem problem(CartesianGrid::uniform3D(6, 5, 4, 1.0, 0.8, 0.7));
+  const Ordinal n = problem.mesh.numCells();
+  const MatrixFreeOperator<Space> op(*problem.assembler);
+  Vector<Space> diagonal("diagonal", n), Ay("Ay", n), x("x", n);
+  op.diagonal(diagonal);
+  GridLevel<Space> level(problem.mesh.grid());
+  level.refresh(*problem.assembler, diagonal);
+  CoarseSolve<Space> coarse(level);
+  coarse.setup(level);
+  const auto y = wavy(n);
+  level.apply(toDevice(y), Ay);
+  coarse.apply(Ay, x);
+  EXPECT_LT(maxDifference(toHost(x), y), tolerance(1e-11) * largestMagnitude(y));
+  GridLevel<Space> large(CartesianGrid::uniform3D(11, 10, 10, 1.0, 1.0, 1.0));
+  expectError([&] { CoarseSolve<Space> tooLarge(large); }, {"11 x 10 x 10", "1000"});
+}
+
+// The options: W- and F-cycles, two sweeps of degree 2, Lanczos bounds at every setup
+// and once per structure, and multigrid alone (richardson), each to Jacobi-CG's answer
+// in a few iterations.
+TEST(Multigrid, CyclesSmoothersBoundsAndStandaloneMultigridConverge) {
+  const auto grid = CartesianGrid::uniform3D(24, 20, 16, 1.0, 0.8, 0.7);
+  std::vector<double> reference;
+  solvePoisson(grid, "jacobi", reference);
+  const std::vector<std::pair<std::string, Parameters>> options = {
+      {"cg", {{"mg_cycle", "w"}}},
+      {"gmres", {{"mg_cycle", "f"}}},
+      {"cg", {{"mg_degree", "2"}, {"mg_sweeps", "2"}}},
+      {"cg", {{"mg_estimate", "setup"}}},
+      {"cg", {{"mg_estimate", "structure"}, {"mg_coarse_cells", "8"}}},
+      {"richardson", {}},
+      {"richardson", {{"mg_cycle", "f"}}}};
+  for (const auto& [method, parameters] : options) {
+    std::vector<double> x;
+    const int it = solvePoisson(grid, "mg", x, parameters, method);
+    std::string what = method;
+    for (const auto& [key, value] : parameters.entries()) what += " " + key + "=" + value;
+    std::printf("mg, %s: %d iterations\n", what.c_str(), it);
+    EXPECT_LT(maxDifference(x, reference), tolerance(1e-6) * largestMagnitude(reference))
+        << what;
+    EXPECT_LE(it, method == "richardson" ? 14 : 10) << what;
+  }
+}
+
 TEST(Multigrid, BadParametersAndOperatorsWithoutAGridAreErrors) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"mg_degree", "1"},         {"mg_sweeps", "0"}, {"mg_coarse_cells", "0"},
+      {"mg_degree", "0"},         {"mg_sweeps", "0"}, {"mg_coarse_cells", "0"},
       {"mg_coarse_degree", "65"}, {"mg_levels", "0"}, {"mg_cycle", "x"},
       {"mg_estimate", "never"}};
   for (const auto& parameter : bad)

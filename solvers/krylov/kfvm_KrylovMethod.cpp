@@ -54,7 +54,7 @@ double residual(const LinearOperator<ExecSpace>& A, const Vector<ExecSpace>& b,
 }  // namespace Details
 
 std::vector<std::string> krylovMethodNames() {
-  return {"cg", "fcg", "bicgstab", "gmres", "fgmres"};
+  return {"cg", "fcg", "bicgstab", "gmres", "fgmres", "richardson"};
 }
 
 std::set<std::string> krylovMethodParameters(const std::string& name) {
@@ -68,6 +68,7 @@ std::unique_ptr<KrylovMethod<ExecSpace>> makeKrylovMethod(const std::string& nam
   if (name == "cg" || name == "fcg")
     return Details::makeConjugateGradient<ExecSpace>(name == "fcg");
   if (name == "bicgstab") return Details::makeBiCGStab<ExecSpace>();
+  if (name == "richardson") return Details::makeRichardson<ExecSpace>();
   if (name == "gmres" || name == "fgmres") {
     const int restart = parameters.getInt("restart", 30);
     require(restart > 0 && restart <= 1000, name, " restart must be in [1, 1000], got ",

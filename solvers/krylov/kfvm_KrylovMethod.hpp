@@ -52,7 +52,9 @@ class KrylovMethod {
 ///    that is not a fixed symmetric operator;
 ///  - "bicgstab": right-preconditioned BiCGStab, for non-symmetric A;
 ///  - "gmres": restarted GMRES(m), right-preconditioned (parameter restart, default 30);
-///  - "fgmres": flexible GMRES(m), which keeps each preconditioned basis vector.
+///  - "fgmres": flexible GMRES(m), which keeps each preconditioned basis vector;
+///  - "richardson": x += M (b - A x), the preconditioner as a stationary solver
+///    (standalone multigrid with "mg").
 template <class ExecSpace>
 std::unique_ptr<KrylovMethod<ExecSpace>> makeKrylovMethod(const std::string& name,
                                                           const Parameters& parameters);

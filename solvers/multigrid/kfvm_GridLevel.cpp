@@ -2,60 +2,18 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_GridLevel.hpp>
+#include <kfvm_KokkosCompat.hpp>
 
+#include "detail/kfvm_LevelStencil.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 
 namespace kfvm {
 
 namespace Details {
-
-/// The faces and neighbours of a level's cells by (i, j, k).
-template <class ExecSpace>
-struct LevelGeometry {
-  using Data = typename GridLevel<ExecSpace>::Data;
-  Data d;
-
-  /// Face of cell idx along axis on its low (upper = 0) or high (upper = 1) side.
-  KOKKOS_INLINE_FUNCTION Ordinal face(int axis, const int idx[3], int upper) const {
-    const int nx = d.cells[0], ny = d.cells[1];
-    if (axis == 0)
-      return d.firstFace[0] + idx[0] + upper + (nx + 1) * (idx[1] + ny * idx[2]);
-    if (axis == 1)
-      return d.firstFace[1] + idx[0] + nx * (idx[1] + upper + (ny + 1) * idx[2]);
-    return d.firstFace[2] + idx[0] + nx * (idx[1] + ny * (idx[2] + upper));
-  }
-  /// Cells between neighbours along axis.
-  KOKKOS_INLINE_FUNCTION Ordinal stride(int axis) const {
-    return axis == 0   ? 1
-           : axis == 1 ? Ordinal(d.cells[0])
-                       : Ordinal(d.cells[0]) * d.cells[1];
-  }
-  /// The boundary slot of the face of cell idx on side upper of axis: as Mesh numbers
-  /// them, by patch (2 axis + upper), then the two other axes, the lower fastest.
-  KOKKOS_INLINE_FUNCTION Ordinal slot(int axis, const int idx[3], int upper) const {
-    const int lo = axis == 0 ? 1 : 0, hi = axis == 2 ? 1 : 2;
-    return d.patchFirst[2 * axis + upper] + idx[lo] + Ordinal(d.cells[lo]) * idx[hi];
-  }
-  /// The conductance of the boundary face of cell idx on side upper of axis:
-  /// K a / (a d + b).
-  KOKKOS_INLINE_FUNCTION Real boundaryConductance(int axis, const int idx[3],
-                                                  int upper) const {
-    const Ordinal s = slot(axis, idx, upper);
-    const Real a = d.robinA(s), b = d.robinB(s);
-    const Real distance = d.distances[axis](upper ? d.cells[axis] : 0);
-    return a == 0 ? Real(0) : d.faces(face(axis, idx, upper)) * a / (a * distance + b);
-  }
-  /// The sum of cell idx's interior face coefficients and boundary conductances.
-  KOKKOS_INLINE_FUNCTION Real faceSum(const int idx[3]) const {
-    Real sum = 0;
-    for (int a = 0; a < d.dimension; ++a) {
-      sum += idx[a] > 0 ? d.faces(face(a, idx, 0)) : boundaryConductance(a, idx, 0);
-      sum += idx[a] + 1 < d.cells[a] ? d.faces(face(a, idx, 1))
-                                     : boundaryConductance(a, idx, 1);
-    }
-    return sum;
-  }
-};
 
 template <class ExecSpace>
 struct LevelApply {
@@ -64,13 +22,103 @@ struct LevelApply {
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     g.d.grid.indices(cell, idx);
-    Real sum = g.d.diagonal(cell) * x(cell);
+    Real diagonal;
+    y(cell) = g.product(cell, idx, x, diagonal);
+  }
+};
+
+/// r = b - A x.
+template <class ExecSpace>
+struct LevelResidual {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> b, x, r;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    Real diagonal;
+    r(cell) = b(cell) - g.product(cell, idx, x, diagonal);
+  }
+};
+
+/// d = scale D^-1 b, x = d.
+template <class ExecSpace>
+struct LevelChebyshevFirst {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> b, x, d;
+  Real scale;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    const Real di = scale * b(cell) / g.diagonal(cell, idx);
+    d(cell) = di;
+    x(cell) = di;
+  }
+};
+
+/// d = a d + c D^-1 (b - A x), next = x + d.
+template <class ExecSpace>
+struct LevelChebyshevStep {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> b, x, next, d;
+  Real a, c;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    Real diagonal;
+    const Real residual = b(cell) - g.product(cell, idx, x, diagonal);
+    const Real di = (a == 0 ? Real(0) : a * d(cell)) + c * residual / diagonal;
+    d(cell) = di;
+    next(cell) = x(cell) + di;
+  }
+};
+
+/// Column j of the identity.
+struct UnitVector {
+  Ordinal j;
+  KOKKOS_INLINE_FUNCTION Real operator()(Ordinal i) const { return i == j ? 1 : 0; }
+};
+
+/// a(i, j) = (A e_j)_i.
+template <class ExecSpace>
+struct LevelDense {
+  LevelGeometry<ExecSpace> g;
+  DeviceView<Real**, ExecSpace> a;
+  Ordinal n;
+  KOKKOS_FUNCTION void operator()(Ordinal entry) const {
+    const Ordinal i = entry % n, j = entry / n;
+    int idx[3];
+    g.d.grid.indices(i, idx);
+    Real diagonal;
+    a(i, j) = g.product(i, idx, UnitVector{j}, diagonal);
+  }
+};
+
+/// Per cell: 1 + (its off-diagonal magnitudes) / its diagonal (entry 0); where it has
+/// neighbours on both sides along every axis, its diagonal and face coefficients and
+/// their negatives (entries 1 to 8, for their ranges).
+template <class ExecSpace>
+struct LevelSummary {
+  using Maxima = Compat::Maxima<9>;
+  LevelGeometry<ExecSpace> g;
+  KOKKOS_FUNCTION void operator()(Ordinal cell, Maxima& m) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    const Real diagonal = g.d.diagonal(cell);
+    Real off = 0;
     for (int a = 0; a < g.d.dimension; ++a) {
-      if (idx[a] > 0) sum -= g.d.faces(g.face(a, idx, 0)) * x(cell - g.stride(a));
-      if (idx[a] + 1 < g.d.cells[a])
-        sum -= g.d.faces(g.face(a, idx, 1)) * x(cell + g.stride(a));
+      if (idx[a] > 0) off += g.d.faces(g.face(a, idx, 0));
+      if (idx[a] + 1 < g.d.cells[a]) off += g.d.faces(g.face(a, idx, 1));
     }
-    y(cell) = sum;
+    m.raise(0, 1 + off / diagonal);
+    if (!g.inside(idx)) return;
+    m.raise(1, diagonal);
+    m.raise(2, -diagonal);
+    for (int a = 0; a < g.d.dimension; ++a)
+      for (int upper = 0; upper < 2; ++upper) {
+        const Real c = g.d.faces(g.face(a, idx, upper));
+        m.raise(3 + 2 * a, c);
+        m.raise(4 + 2 * a, -c);
+      }
   }
 };
 
@@ -317,6 +365,7 @@ void GridLevel<ExecSpace>::refresh(const Assembler<ExecSpace>& assembler,
   Kokkos::deep_copy(ExecSpace(), data_.robinB, bcs.robinB());
   forEachIndex("kfvm::GridLevel::massFromDiagonal", ExecSpace(), numCells(),
                Details::LevelMassFromDiagonal<ExecSpace>{{data_}, diagonal});
+  summarize();
 }
 
 template <class ExecSpace>
@@ -337,6 +386,32 @@ void GridLevel<ExecSpace>::refresh(const GridLevel& fine) {
   }
   forEachIndex("kfvm::GridLevel::coarseCells", ExecSpace(), numCells(),
                Details::CoarseCells<ExecSpace>{{fine.data_}, {data_}, children});
+  summarize();
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::summarize() {
+  data_.uniform = false;  // the summary reads the arrays
+  Compat::Maxima<9> m;
+  Kokkos::parallel_reduce(
+      "kfvm::GridLevel::summarize", indexRange(ExecSpace(), numCells()),
+      Details::LevelSummary<ExecSpace>{{data_}}, Kokkos::Sum<Compat::Maxima<9>>(m));
+  jacobiBound_ = m.value[0];
+  require(std::isfinite(jacobiBound_) && jacobiBound_ > 0, "GridLevel: the ",
+          description(), " has a non-positive or non-finite diagonal (Jacobi bound ",
+          jacobiBound_, ")");
+  const double tolerance = 64 * std::numeric_limits<Real>::epsilon();
+  const auto same = [&](int entry) {  // max - min within tolerance of the largest
+    const double high = m.value[entry], low = -m.value[entry + 1];
+    return high >= low &&
+           high - low <= tolerance * std::max(std::abs(high), std::abs(low));
+  };
+  bool uniform = m.value[1] > -1e308 && same(1);
+  for (int a = 0; a < dimension_; ++a) uniform = uniform && same(3 + 2 * a);
+  data_.uniform = uniform;
+  data_.uniformDiagonal = Real(m.value[1]);
+  for (int a = 0; a < 3; ++a)
+    data_.uniformFaces[a] = a < dimension_ ? Real(m.value[3 + 2 * a]) : Real(0);
 }
 
 template <class ExecSpace>
@@ -351,6 +426,42 @@ void GridLevel<ExecSpace>::apply(const Vector<ExecSpace>& x,
                                  const Vector<ExecSpace>& y) const {
   forEachIndex("kfvm::GridLevel::apply", ExecSpace(), numCells(),
                Details::LevelApply<ExecSpace>{{data_}, x, y});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::residual(const Vector<ExecSpace>& b,
+                                    const Vector<ExecSpace>& x,
+                                    const Vector<ExecSpace>& r) const {
+  forEachIndex("kfvm::GridLevel::residual", ExecSpace(), numCells(),
+               Details::LevelResidual<ExecSpace>{{data_}, b, x, r});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::chebyshevFirst(const Vector<ExecSpace>& b,
+                                          const Vector<ExecSpace>& x,
+                                          const Vector<ExecSpace>& d, Real scale) const {
+  forEachIndex("kfvm::GridLevel::chebyshevFirst", ExecSpace(), numCells(),
+               Details::LevelChebyshevFirst<ExecSpace>{{data_}, b, x, d, scale});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::chebyshevStep(const Vector<ExecSpace>& b,
+                                         const Vector<ExecSpace>& x,
+                                         const Vector<ExecSpace>& next,
+                                         const Vector<ExecSpace>& d, Real a,
+                                         Real c) const {
+  forEachIndex("kfvm::GridLevel::chebyshevStep", ExecSpace(), numCells(),
+               Details::LevelChebyshevStep<ExecSpace>{{data_}, b, x, next, d, a, c});
+}
+
+template <class ExecSpace>
+void GridLevel<ExecSpace>::dense(const DeviceView<Real**, ExecSpace>& a) const {
+  const Ordinal n = numCells();
+  require(a.extent(0) == std::size_t(n) && a.extent(1) == std::size_t(n),
+          "GridLevel::dense: a matrix of ", a.extent(0), " x ", a.extent(1), " for the ",
+          description());
+  forEachIndex("kfvm::GridLevel::dense", ExecSpace(), n * n,
+               Details::LevelDense<ExecSpace>{{data_}, a, n});
 }
 
 template <class ExecSpace>

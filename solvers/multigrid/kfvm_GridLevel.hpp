@@ -52,6 +52,25 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   /// Values from the next finer level (this == fine.coarser()'s structure).
   void refresh(const GridLevel& fine);
 
+  /// r = b - A x (one kernel).
+  void residual(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                const Vector<ExecSpace>& r) const;
+  /// The first step of a Jacobi-preconditioned Chebyshev iteration from x = 0:
+  /// d = scale D^-1 b, x = d.
+  void chebyshevFirst(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                      const Vector<ExecSpace>& d, Real scale) const;
+  /// A later step (or, with a = 0, the first from a nonzero x; d is then not read), in
+  /// one kernel: d = a d + c D^-1 (b - A x), next = x + d. next and x are distinct.
+  void chebyshevStep(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                     const Vector<ExecSpace>& next, const Vector<ExecSpace>& d, Real a,
+                     Real c) const;
+  /// An upper bound of the eigenvalues of D^-1 A from the last refresh (Gershgorin:
+  /// the largest 1 + (sum of a row's off-diagonal magnitudes) / its diagonal; at most 2).
+  double jacobiBound() const { return jacobiBound_; }
+  /// A as a dense matrix (numCells() squared entries): for a direct solve of a small
+  /// level.
+  void dense(const DeviceView<Real**, ExecSpace>& a) const;
+
   std::string description() const override;
   const VectorSpace<ExecSpace>& space() const override { return space_; }
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const override;
@@ -72,11 +91,18 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     Ordinal patchFirst[6];                        // the first boundary slot of each patch
     DeviceView<Real*, ExecSpace> robinA, robinB;  // per boundary slot
     DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
+    // True when the cells with neighbours on both sides along every axis have one
+    // diagonal, and each of their faces along an axis one coefficient (to a relative
+    // 64 epsilon): the kernels then read these numbers there instead of the arrays.
+    bool uniform = false;
+    Real uniformDiagonal = 0, uniformFaces[3] = {0, 0, 0};
   };
   const Data& data() const { return data_; }
 
  private:
   GridLevel(int dimension, const std::array<std::vector<double>, 3>& vertices);
+  /// After new values: the uniform numbers and the Jacobi bound (one reduction).
+  void summarize();
 
   int dimension_;
   std::array<int, 3> cells_;
@@ -84,6 +110,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   Ordinal numFaces_ = 0;
   VectorSpace<ExecSpace> space_;
   Data data_;
+  double jacobiBound_ = 2;
 };
 
 }  // namespace kfvm

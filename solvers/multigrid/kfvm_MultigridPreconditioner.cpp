@@ -1,19 +1,26 @@
 // "mg": geometric multigrid on the structured grid of an Assembler's equation, as a
-// preconditioner (one cycle per apply, a fixed symmetric operator: usable inside CG).
-// Levels: the operator itself, then GridLevel's rediscretized coarser grids down to
-// `mg_coarse_cells` cells or fewer, linked by GridTransfer (linear interpolation and its
-// transpose); each smoothed by a Jacobi-preconditioned Chebyshev
-// polynomial (the "chebyshev" preconditioner of that level: pre-smoothing from zero,
-// post-smoothing of the residual), the coarsest solved by a Chebyshev polynomial of
-// high degree over a wide interval. V-cycles by default, W-cycles with mg_cycle = "w".
+// preconditioner (one cycle per apply; the V- and W-cycles are fixed symmetric operators,
+// usable inside CG). Levels: GridLevel's face form of the operator itself, then its
+// rediscretized coarser grids down to `mg_coarse_cells` cells or fewer, linked by
+// GridTransfer (linear interpolation and its transpose). Each level is smoothed by a
+// Jacobi-preconditioned Chebyshev polynomial, each step one fused kernel of the level
+// (GridLevel::chebyshevStep: the product, the residual and both updates); its interval
+// is [bound / 30, bound] with the level's Gershgorin bound of D^-1 A by default (no dot
+// product, no host round trip) or a Lanczos estimate. The coarsest level is solved
+// directly (CoarseSolve: the dense inverse, one kernel) when it is small enough, else by
+// a Chebyshev polynomial of degree `mg_coarse_degree` over [bound / 1000, bound]. One
+// cycle allocates nothing and never waits for the host.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
+#include <kfvm_CoarseSolve.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_GridLevel.hpp>
 #include <kfvm_GridTransfer.hpp>
 
 #include "../preconditioners/detail/kfvm_PreconditionerMakers.hpp"
 
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -21,69 +28,136 @@ namespace kfvm::Details {
 
 template <class ExecSpace>
 class Multigrid final : public Preconditioner<ExecSpace> {
+  enum class Cycle { V, W, F };
+  enum class Estimate { Gershgorin, Setup, Structure };
+
  public:
   explicit Multigrid(const Parameters& parameters)
       : Preconditioner<ExecSpace>("mg"),
         degree_(parameters.getInt("mg_degree", 4)),
         sweeps_(parameters.getInt("mg_sweeps", 1)),
-        coarseCells_(parameters.getInt("mg_coarse_cells", 8)),
+        coarseCells_(parameters.getInt("mg_coarse_cells", 64)),
         coarseDegree_(parameters.getInt("mg_coarse_degree", 16)),
-        maxLevels_(parameters.getInt("mg_levels", 30)),
-        cycle_(parameters.getString("mg_cycle", "v")),
-        estimate_(parameters.getString("mg_estimate", "setup")) {
-    require(degree_ >= 2 && degree_ <= 16, "mg_degree must be in [2, 16], got ", degree_);
+        maxLevels_(parameters.getInt("mg_levels", 30)) {
+    require(degree_ >= 1 && degree_ <= 16, "mg_degree must be in [1, 16], got ", degree_);
     require(sweeps_ >= 1 && sweeps_ <= 16, "mg_sweeps must be in [1, 16], got ", sweeps_);
-    require(coarseCells_ >= 1, "mg_coarse_cells must be at least 1, got ", coarseCells_);
+    require(coarseCells_ >= 1 && coarseCells_ <= CoarseSolve<ExecSpace>::maxCells,
+            "mg_coarse_cells must be in [1, ", CoarseSolve<ExecSpace>::maxCells,
+            "], got ", coarseCells_);
     require(coarseDegree_ >= 1 && coarseDegree_ <= 64,
             "mg_coarse_degree must be in [1, 64], got ", coarseDegree_);
     require(maxLevels_ >= 1 && maxLevels_ <= 30, "mg_levels must be in [1, 30], got ",
             maxLevels_);
-    require(cycle_ == "v" || cycle_ == "w", "mg_cycle must be 'v' or 'w', got '", cycle_,
+    const std::string cycle = parameters.getString("mg_cycle", "v");
+    require(cycle == "v" || cycle == "w" || cycle == "f",
+            "mg_cycle must be 'v', 'w' or 'f', got '", cycle, "'");
+    cycle_ = cycle == "v" ? Cycle::V : cycle == "w" ? Cycle::W : Cycle::F;
+    const std::string estimate = parameters.getString("mg_estimate", "gershgorin");
+    require(estimate == "gershgorin" || estimate == "setup" || estimate == "structure",
+            "mg_estimate must be 'gershgorin', 'setup' or 'structure', got '", estimate,
             "'");
-    require(estimate_ == "setup" || estimate_ == "structure",
-            "mg_estimate must be 'setup' or 'structure', got '", estimate_, "'");
+    estimate_ = estimate == "gershgorin" ? Estimate::Gershgorin
+                : estimate == "setup"    ? Estimate::Setup
+                                         : Estimate::Structure;
   }
 
   void apply(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const override {
-    cycle(0, r, z);
+    if (cycle_ == Cycle::F)
+      fullCycle(r, z);
+    else
+      cycle(0, r, z, true, cycle_);
     this->op().space().zeroGhosts(z);
   }
 
   /// The number of levels, the operator's own included.
-  int levels() const { return int(smoothers_.size()); }
+  int levels() const { return int(grids_.size()); }
 
  private:
-  const LinearOperator<ExecSpace>& levelOperator(int level) const {
-    return level == 0 ? this->op() : *grids_[level];
-  }
-
-  /// x = (one cycle from zero) b on level.
-  void cycle(int level, const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) const {
-    const auto& smoother = *smoothers_[level];
-    smoother.apply(b, x);  // pre-smoothing from zero (the coarsest level's solve)
-    if (level + 1 == levels()) return;
-    for (int s = 1; s < sweeps_; ++s) smooth(level, b, x);
-    const auto& A = levelOperator(level);
-    const auto& r = residuals_[level];
-    const int visits = cycle_ == "w" && level + 2 < levels() ? 2 : 1;
+  /// out = one cycle of kind (V or W) on level from x = 0 (zeroGuess) or from x = out.
+  void cycle(int level, const Vector<ExecSpace>& b, const Vector<ExecSpace>& out,
+             bool zeroGuess, Cycle kind) const {
+    if (level + 1 == levels()) {
+      solveCoarsest(b, out, zeroGuess);
+      return;
+    }
+    Vector<ExecSpace> x =
+        smooth(level, b, zeroGuess ? Vector<ExecSpace>() : out, nullptr, degree_, 30);
+    const int visits = kind == Cycle::W && level + 2 < levels() ? 2 : 1;
     for (int v = 0; v < visits; ++v) {
-      A.apply(x, r);
-      Blas::axpby(Real(1), b, Real(-1), r);  // r = b - A x
-      transfers_[level]->restrict(r, rhs_[level + 1]);
-      cycle(level + 1, rhs_[level + 1], solutions_[level + 1]);
+      grids_[level]->residual(b, x, residuals_[level]);
+      transfers_[level]->restrict(residuals_[level], rhs_[level + 1]);
+      cycle(level + 1, rhs_[level + 1], solutions_[level + 1], true, kind);
       transfers_[level]->prolongAdd(solutions_[level + 1], x);
     }
-    for (int s = 0; s < sweeps_; ++s) smooth(level, b, x);
+    smooth(level, b, x, &out, degree_, 30);
   }
 
-  /// x += S (b - A x) on level.
-  void smooth(int level, const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) const {
-    const auto& r = residuals_[level];
-    const auto& t = corrections_[level];
-    levelOperator(level).apply(x, r);
-    Blas::axpby(Real(1), b, Real(-1), r);
-    smoothers_[level]->apply(r, t);
-    Blas::axpby(Real(1), t, Real(1), x);
+  /// Full multigrid: b restricted to every level, the coarsest solved, then on each finer
+  /// level the interpolated coarse answer improved by one V-cycle.
+  void fullCycle(const Vector<ExecSpace>& b, const Vector<ExecSpace>& z) const {
+    const int last = levels() - 1;
+    const auto rhs = [&](int l) -> const Vector<ExecSpace>& {
+      return l == 0 ? b : rhs_[l];
+    };
+    const auto solution = [&](int l) -> const Vector<ExecSpace>& {
+      return l == 0 ? z : solutions_[l];
+    };
+    for (int l = 0; l < last; ++l) transfers_[l]->restrict(rhs(l), rhs_[l + 1]);
+    solveCoarsest(rhs(last), solution(last), true);
+    for (int l = last - 1; l >= 0; --l) {
+      Blas::fill(solution(l), Real(0));
+      transfers_[l]->prolongAdd(solutions_[l + 1], solution(l));
+      cycle(l, rhs(l), solution(l), false, Cycle::V);
+    }
+  }
+
+  void solveCoarsest(const Vector<ExecSpace>& b, const Vector<ExecSpace>& out,
+                     bool zeroGuess) const {
+    if (coarse_) {
+      coarse_->apply(b, out);
+      return;
+    }
+    smooth(levels() - 1, b, zeroGuess ? Vector<ExecSpace>() : out, &out, coarseDegree_,
+           1000);
+  }
+
+  /// A Chebyshev-Jacobi polynomial of degree degree (mg_sweeps of them, each restarted)
+  /// on level, from x (or 0 when x is empty) over [bound / ratio, bound]. Steps write
+  /// into the level's two scratch vectors in turn, the last into *out when given; returns
+  /// where the result is.
+  Vector<ExecSpace> smooth(int level, const Vector<ExecSpace>& b, Vector<ExecSpace> x,
+                           const Vector<ExecSpace>* out, int degree, double ratio) const {
+    const auto& A = *grids_[level];
+    const auto& d = corrections_[level];
+    const double largest = bounds_[level], smallest = largest / ratio;
+    const double theta = 0.5 * (largest + smallest), delta = 0.5 * (largest - smallest);
+    const double sigma = theta / delta;
+    const int steps = degree * sweeps_;
+    int step = 0;
+    const auto next = [&]() -> Vector<ExecSpace> {
+      ++step;
+      if (step == steps && out != nullptr && out->data() != x.data()) return *out;
+      return x.data() == scratch_[level][0].data() ? scratch_[level][1]
+                                                   : scratch_[level][0];
+    };
+    for (int s = 0; s < sweeps_; ++s) {
+      double rhoOld = 1 / sigma;
+      const Vector<ExecSpace> first = next();
+      if (x.data() == nullptr)
+        A.chebyshevFirst(b, first, d, Real(1 / theta));
+      else
+        A.chebyshevStep(b, x, first, d, Real(0), Real(1 / theta));
+      x = first;
+      for (int k = 1; k < degree; ++k) {
+        const double rho = 1 / (2 * sigma - rhoOld);
+        const Vector<ExecSpace> following = next();
+        A.chebyshevStep(b, x, following, d, Real(rho * rhoOld), Real(2 * rho / delta));
+        rhoOld = rho;
+        x = following;
+      }
+    }
+    if (out != nullptr && out->data() != x.data()) Blas::copy(x, *out);
+    return x;
   }
 
   void setupImpl(const LinearOperator<ExecSpace>& op, bool,
@@ -94,39 +168,57 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     require(assembler != nullptr, "mg preconditioner: the ", op.description(),
             " does not come from an equation on a structured grid (an Assembler's "
             "matrix-free stencil or its matrix through ImplicitStepper)");
-    if (structureChanged || grids_.empty()) build(*assembler, op);
+    const bool built = structureChanged || grids_.empty();
+    if (built) build(*assembler, op);
     op.diagonal(diagonal_);
     grids_[0]->refresh(*assembler, diagonal_);
     for (int l = 1; l < levels(); ++l) grids_[l]->refresh(*grids_[l - 1]);
-    for (int l = 0; l < levels(); ++l) smoothers_[l]->setup(levelOperator(l));
+    for (int l = 0; l < levels(); ++l) {
+      const double bound = grids_[l]->jacobiBound();
+      if (estimate_ == Estimate::Gershgorin)
+        bounds_[l] = bound;
+      else if (estimate_ == Estimate::Setup || built)
+        bounds_[l] = std::min(bound, 1.1 * lanczosEstimate(l));
+    }
+    if (coarse_) coarse_->setup(*grids_.back());
+  }
+
+  /// Chebyshev's Lanczos estimate of D^-1 A's largest eigenvalue on level.
+  double lanczosEstimate(int level) {
+    const auto& inverse = corrections_[level];
+    Blas::fill(scratch_[level][0], Real(1));
+    grids_[level]->chebyshevFirst(scratch_[level][0], scratch_[level][1], inverse, 1);
+    return largestJacobiEigenvalue<ExecSpace>(*grids_[level], inverse, residuals_[level],
+                                              scratch_[level][0], scratch_[level][1], 10);
   }
 
   void build(const Assembler<ExecSpace>& assembler, const LinearOperator<ExecSpace>& op) {
     const auto& grid = assembler.equation().mesh().grid();
     grids_.clear();
     grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grid));
+    require(grids_[0]->numCells() == op.size(), "mg preconditioner: the ",
+            op.description(), " has ", op.size(), " rows for a grid of ",
+            grids_[0]->numCells(), " cells");
     while (int(grids_.size()) < maxLevels_ && grids_.back()->numCells() > coarseCells_ &&
            grids_.back()->canCoarsen())
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
-    const int n = int(grids_.size());
+    const int n = levels();
     transfers_.clear();
     for (int l = 0; l + 1 < n; ++l)
       transfers_.push_back(
           std::make_unique<GridTransfer<ExecSpace>>(*grids_[l], *grids_[l + 1]));
+    coarse_.reset();
+    if (grids_.back()->numCells() <= CoarseSolve<ExecSpace>::maxCells)
+      coarse_ = std::make_unique<CoarseSolve<ExecSpace>>(*grids_.back());
     diagonal_ = Vector<ExecSpace>("kfvm::Multigrid::diagonal", op.size());
-    smoothers_.clear();
+    bounds_.assign(n, 2.0);
     rhs_.assign(n, {});
     solutions_.assign(n, {});
     residuals_.assign(n, {});
     corrections_.assign(n, {});
+    scratch_.assign(n, {});
     for (int l = 0; l < n; ++l) {
-      const bool coarsest = l + 1 == n;
-      Parameters chebyshev{
-          {"chebyshev_degree", std::to_string(coarsest ? coarseDegree_ : degree_)},
-          {"chebyshev_ratio", coarsest ? "1000" : "30"},
-          {"chebyshev_estimate", estimate_}};
-      smoothers_.push_back(makeChebyshev<ExecSpace>(chebyshev));
-      const Ordinal size = l == 0 ? op.size() : grids_[l]->numCells();
+      const Ordinal size = grids_[l]->numCells();
       const std::string level = std::to_string(l);
       if (l > 0) {
         rhs_[l] = Vector<ExecSpace>("kfvm::Multigrid::rhs" + level, size);
@@ -134,16 +226,22 @@ class Multigrid final : public Preconditioner<ExecSpace> {
       }
       residuals_[l] = Vector<ExecSpace>("kfvm::Multigrid::residual" + level, size);
       corrections_[l] = Vector<ExecSpace>("kfvm::Multigrid::correction" + level, size);
+      for (int s = 0; s < 2; ++s)
+        scratch_[l][s] = Vector<ExecSpace>(
+            "kfvm::Multigrid::scratch" + level + (s == 0 ? "a" : "b"), size);
     }
   }
 
   int degree_, sweeps_, coarseCells_, coarseDegree_, maxLevels_;
-  std::string cycle_, estimate_;
+  Cycle cycle_;
+  Estimate estimate_;
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids_;
   std::vector<std::unique_ptr<GridTransfer<ExecSpace>>> transfers_;  // level l to l + 1
-  std::vector<std::unique_ptr<Preconditioner<ExecSpace>>> smoothers_;
+  std::unique_ptr<CoarseSolve<ExecSpace>> coarse_;  // null: the coarsest level smoothed
+  std::vector<double> bounds_;                      // of D^-1 A's eigenvalues, per level
   Vector<ExecSpace> diagonal_;
   std::vector<Vector<ExecSpace>> rhs_, solutions_, residuals_, corrections_;
+  std::vector<std::array<Vector<ExecSpace>, 2>> scratch_;
 };
 
 template <class ExecSpace>

@@ -60,6 +60,48 @@ struct StartVector {
   }
 };
 
+/// Jacobi-CG from x = 0 on a hashed right-hand side; its coefficients give the Lanczos
+/// tridiagonal matrix of D^-1 A, whose largest eigenvalue approximates A's from below.
+template <class ExecSpace>
+double largestJacobiEigenvalue(const LinearOperator<ExecSpace>& op,
+                               const Vector<ExecSpace>& inverse,
+                               const Vector<ExecSpace>& r, const Vector<ExecSpace>& p,
+                               const Vector<ExecSpace>& q, int iterations) {
+  const auto& space = op.space();
+  const Ordinal n = op.size();
+  forEachIndex("kfvm::Chebyshev::start", ExecSpace(), n, StartVector<ExecSpace>{r});
+  space.zeroGhosts(r);
+  Blas::multiplyElements(inverse, r, p);  // z
+  double rz = space.dot(r, p);
+  // Three vectors: r, the direction p and the product q, which also holds z = D^-1 r
+  // between a product and the next.
+  std::vector<double> alphas, betas;
+  for (int k = 0; k < iterations && rz > 0; ++k) {
+    op.apply(p, q);
+    const double pq = space.dot(p, q);
+    if (!(pq > 0)) break;
+    const double alpha = rz / pq;
+    alphas.push_back(alpha);
+    Blas::axpby(Real(-alpha), q, Real(1), r);  // r -= alpha q
+    // z = D^-1 r into q (q is free until the next product), then p = z + beta p.
+    Blas::multiplyElements(inverse, r, q);
+    const double rzNext = space.dot(r, q);
+    const double beta = rzNext / rz;
+    betas.push_back(beta);
+    Blas::axpby(Real(1), q, Real(beta), p);
+    rz = rzNext;
+  }
+  require(!alphas.empty(), "chebyshev: the eigenvalue estimate of the ", op.description(),
+          " broke down at its first step (A is not positive)");
+  const std::size_t m = alphas.size();
+  std::vector<double> diagonal(m), offDiagonal(m > 1 ? m - 1 : 0);
+  for (std::size_t j = 0; j < m; ++j) {
+    diagonal[j] = 1 / alphas[j] + (j > 0 ? betas[j - 1] / alphas[j - 1] : 0.0);
+    if (j + 1 < m) offDiagonal[j] = std::sqrt(std::max(betas[j], 0.0)) / alphas[j];
+  }
+  return largestEigenvalue(diagonal, offDiagonal);
+}
+
 /// First step: d = D^-1 r / theta; z = d.
 template <class ExecSpace>
 struct ChebyshevFirst {
@@ -143,43 +185,9 @@ class Chebyshev final : public Preconditioner<ExecSpace> {
     if (structureChanged || estimate_ == "setup") estimate(op);
   }
 
-  /// Jacobi-CG from x = 0 on a hashed right-hand side; its coefficients give the Lanczos
-  /// tridiagonal matrix of D^-1 A, whose largest eigenvalue approximates A's from below.
   void estimate(const LinearOperator<ExecSpace>& op) {
-    const auto& space = op.space();
-    const Ordinal n = op.size();
-    forEachIndex("kfvm::Chebyshev::start", ExecSpace(), n, StartVector<ExecSpace>{r_});
-    space.zeroGhosts(r_);
-    Blas::multiplyElements(inverse_, r_, d_);  // z
-    double rz = space.dot(r_, d_);
-    // Three vectors: r, the direction p (in d_) and the product q (in w_), which also
-    // holds z = D^-1 r between a product and the next.
-    const Vector<ExecSpace> p = d_, q = w_;
-    std::vector<double> alphas, betas;
-    for (int k = 0; k < eigenIterations_ && rz > 0; ++k) {
-      op.apply(p, q);
-      const double pq = space.dot(p, q);
-      if (!(pq > 0)) break;
-      const double alpha = rz / pq;
-      alphas.push_back(alpha);
-      Blas::axpby(Real(-alpha), q, Real(1), r_);  // r -= alpha q
-      // z = D^-1 r into q (q is free until the next product), then p = z + beta p.
-      Blas::multiplyElements(inverse_, r_, q);
-      const double rzNext = space.dot(r_, q);
-      const double beta = rzNext / rz;
-      betas.push_back(beta);
-      Blas::axpby(Real(1), q, Real(beta), p);
-      rz = rzNext;
-    }
-    require(!alphas.empty(), "chebyshev preconditioner: the eigenvalue estimate of the ",
-            op.description(), " broke down at its first step (A is not positive)");
-    const std::size_t m = alphas.size();
-    std::vector<double> diagonal(m), offDiagonal(m > 1 ? m - 1 : 0);
-    for (std::size_t j = 0; j < m; ++j) {
-      diagonal[j] = 1 / alphas[j] + (j > 0 ? betas[j - 1] / alphas[j - 1] : 0.0);
-      if (j + 1 < m) offDiagonal[j] = std::sqrt(std::max(betas[j], 0.0)) / alphas[j];
-    }
-    largest_ = boost_ * largestEigenvalue(diagonal, offDiagonal);
+    largest_ =
+        boost_ * largestJacobiEigenvalue(op, inverse_, r_, d_, w_, eigenIterations_);
     smallest_ = largest_ / ratio_;
     require(std::isfinite(largest_) && largest_ > 0,
             "chebyshev preconditioner: the largest eigenvalue estimate of the ",
@@ -200,8 +208,12 @@ std::unique_ptr<Preconditioner<ExecSpace>> makeChebyshev(const Parameters& param
   return std::make_unique<Chebyshev<ExecSpace>>(parameters);
 }
 
-#define KFVM_INSTANTIATE_CHEBYSHEV(Space) \
-  template std::unique_ptr<Preconditioner<Space>> makeChebyshev<Space>(const Parameters&);
+#define KFVM_INSTANTIATE_CHEBYSHEV(Space)                                       \
+  template std::unique_ptr<Preconditioner<Space>> makeChebyshev<Space>(         \
+      const Parameters&);                                                       \
+  template double largestJacobiEigenvalue<Space>(                               \
+      const LinearOperator<Space>&, const Vector<Space>&, const Vector<Space>&, \
+      const Vector<Space>&, const Vector<Space>&, int);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_CHEBYSHEV)
 
 }  // namespace kfvm::Details

@@ -75,11 +75,16 @@ class Preconditioner {
 ///    when the structure changes).
 ///  - "mg": geometric multigrid over the structured grid of the operator's Assembler
 ///    (LinearOperator::assembler(); GridLevel), one cycle per apply, Chebyshev-Jacobi
-///    smoothing. Parameters mg_degree (4: the smoother's chebyshev_degree), mg_sweeps
-///    (1 before and after the coarse correction), mg_coarse_cells (8: coarsen until a
-///    level has at most this many cells), mg_coarse_degree (16: the coarsest level's
-///    Chebyshev polynomial), mg_levels (30 at most), mg_cycle ("v" or "w"), mg_estimate
-///    (as chebyshev_estimate, for every level's smoother).
+///    smoothing in fused kernels. Parameters mg_degree (4: the smoothing polynomial's
+///    degree, one kernel a degree), mg_sweeps (1: polynomials before and after the
+///    coarse correction), mg_coarse_cells (64, at most 1000: coarsen until a level has at
+///    most this many cells; that level is solved directly), mg_coarse_degree (16: the
+///    coarsest level's polynomial when mg_levels stops above 1000 cells), mg_levels (30
+///    at most), mg_cycle ("v", "w" or "f": full multigrid, not symmetric: for GMRES,
+///    BiCGStab or richardson, not CG), mg_estimate ("gershgorin": each level's bound of
+///    D^-1 A's eigenvalues from its rows at every setup, the default; "setup" or
+///    "structure": chebyshev's Lanczos estimate, at every setup or when the structure
+///    changes).
 /// An unknown name or a bad value is a kfvm::Error naming it.
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(

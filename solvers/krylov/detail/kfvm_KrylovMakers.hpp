@@ -13,6 +13,8 @@ template <class ExecSpace>
 std::unique_ptr<KrylovMethod<ExecSpace>> makeBiCGStab();
 template <class ExecSpace>
 std::unique_ptr<KrylovMethod<ExecSpace>> makeGmres(int restart, bool flexible);
+template <class ExecSpace>
+std::unique_ptr<KrylovMethod<ExecSpace>> makeRichardson();
 
 /// r = b - A x; returns ||r|| over the operator's space.
 template <class ExecSpace>

@@ -14,6 +14,14 @@ template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makeIncompleteLU(bool perVariable);
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makeChebyshev(const Parameters& parameters);
+/// The largest eigenvalue of D^-1 A (inverse holds D^-1) as Chebyshev estimates it: from
+/// `iterations` steps of Jacobi-CG, their Lanczos matrix (from below). r, p and q are
+/// work vectors of op's size.
+template <class ExecSpace>
+double largestJacobiEigenvalue(const LinearOperator<ExecSpace>& op,
+                               const Vector<ExecSpace>& inverse,
+                               const Vector<ExecSpace>& r, const Vector<ExecSpace>& p,
+                               const Vector<ExecSpace>& q, int iterations);
 /// Geometric multigrid (solvers/multigrid).
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makeMultigrid(const Parameters& parameters);

@@ -1,0 +1,91 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_CoarseSolve.hpp>
+#include <kfvm_Error.hpp>
+#include <kfvm_ForEach.hpp>
+
+#include <cmath>
+#include <vector>
+
+namespace kfvm {
+
+namespace Details {
+
+/// x = inverse b, one row a thread.
+template <class ExecSpace>
+struct DenseProduct {
+  DeviceView<Real**, ExecSpace> inverse;
+  Vector<ExecSpace> b, x;
+  KOKKOS_FUNCTION void operator()(Ordinal i) const {
+    Real sum = 0;
+    const Ordinal n = Ordinal(b.extent(0));
+    for (Ordinal j = 0; j < n; ++j) sum += inverse(i, j) * b(j);
+    x(i) = sum;
+  }
+};
+
+}  // namespace Details
+
+template <class ExecSpace>
+CoarseSolve<ExecSpace>::CoarseSolve(const GridLevel<ExecSpace>& level) {
+  const Ordinal n = level.numCells();
+  require(n <= maxCells, "CoarseSolve: the ", level.description(), " has more than ",
+          maxCells, " cells");
+  matrix_ = DeviceView<Real**, ExecSpace>("kfvm::CoarseSolve::matrix", n, n);
+  inverse_ = DeviceView<Real**, ExecSpace>("kfvm::CoarseSolve::inverse", n, n);
+}
+
+template <class ExecSpace>
+void CoarseSolve<ExecSpace>::setup(const GridLevel<ExecSpace>& level) {
+  const Ordinal n = level.numCells();
+  require(std::size_t(n) == matrix_.extent(0), "CoarseSolve::setup: the ",
+          level.description(), " is not the level of ", matrix_.extent(0), " cells");
+  level.dense(matrix_);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), matrix_);
+  // Cholesky, in double: L in the lower triangle of l (row-major).
+  std::vector<double> l(std::size_t(n) * n, 0.0);
+  const auto at = [n](Ordinal i, Ordinal j) {
+    return std::size_t(i) * n + j;
+  };
+  for (Ordinal j = 0; j < n; ++j) {
+    double pivot = double(a(j, j));
+    for (Ordinal k = 0; k < j; ++k) pivot -= l[at(j, k)] * l[at(j, k)];
+    require(pivot > 0 && std::isfinite(pivot), "CoarseSolve: the ", level.description(),
+            " is not symmetric positive definite (Cholesky pivot ", pivot, " at row ", j,
+            ")");
+    l[at(j, j)] = std::sqrt(pivot);
+    for (Ordinal i = j + 1; i < n; ++i) {
+      double value = 0.5 * (double(a(i, j)) + double(a(j, i)));
+      for (Ordinal k = 0; k < j; ++k) value -= l[at(i, k)] * l[at(j, k)];
+      l[at(i, j)] = value / l[at(j, j)];
+    }
+  }
+  // The inverse, column by column: L y = e_c, then L^T x = y.
+  auto inverse = Kokkos::create_mirror_view(inverse_);
+  std::vector<double> y(n);
+  for (Ordinal c = 0; c < n; ++c) {
+    for (Ordinal i = 0; i < n; ++i) {
+      double value = i == c ? 1.0 : 0.0;
+      for (Ordinal k = c; k < i; ++k) value -= l[at(i, k)] * y[k];
+      y[i] = i < c ? 0.0 : value / l[at(i, i)];
+    }
+    for (Ordinal i = n - 1; i >= 0; --i) {
+      double value = y[i];
+      for (Ordinal k = i + 1; k < n; ++k) value -= l[at(k, i)] * y[k];
+      y[i] = value / l[at(i, i)];
+    }
+    for (Ordinal i = 0; i < n; ++i) inverse(i, c) = Real(y[i]);
+  }
+  Kokkos::deep_copy(inverse_, inverse);
+}
+
+template <class ExecSpace>
+void CoarseSolve<ExecSpace>::apply(const Vector<ExecSpace>& b,
+                                   const Vector<ExecSpace>& x) const {
+  forEachIndex("kfvm::CoarseSolve::apply", ExecSpace(), Ordinal(b.extent(0)),
+               Details::DenseProduct<ExecSpace>{inverse_, b, x});
+}
+
+#define KFVM_INSTANTIATE_COARSE_SOLVE(Space) template class CoarseSolve<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_COARSE_SOLVE)
+
+}  // namespace kfvm

@@ -1,0 +1,32 @@
+#ifndef KFVM_COARSE_SOLVE_HPP
+#define KFVM_COARSE_SOLVE_HPP
+
+#include <kfvm_GridLevel.hpp>
+
+namespace kfvm {
+
+/// The direct solve of multigrid's coarsest level: its dense matrix (GridLevel::dense(),
+/// on the device), factorized by Cholesky on the host at setup() and kept as the dense
+/// inverse, so that apply() is one kernel (a product with the inverse, one row a thread)
+/// and no host round trip. For levels of up to maxCells cells: setup costs n^3 / 2
+/// host operations and n^2 numbers of memory.
+template <class ExecSpace>
+class CoarseSolve {
+ public:
+  static constexpr Ordinal maxCells = 1000;
+
+  /// Allocates for level (numCells() <= maxCells, else kfvm::Error).
+  explicit CoarseSolve(const GridLevel<ExecSpace>& level);
+  /// Factorizes level's current values. A matrix that is not symmetric positive
+  /// definite is a kfvm::Error naming the level and the pivot.
+  void setup(const GridLevel<ExecSpace>& level);
+  /// x = A^-1 b.
+  void apply(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) const;
+
+ private:
+  DeviceView<Real**, ExecSpace> matrix_, inverse_;
+};
+
+}  // namespace kfvm
+
+#endif

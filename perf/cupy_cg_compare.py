@@ -9,8 +9,11 @@ field sin(3x) sin(2y + z). Solved to rtol 1e-8 from that field as initial guess 
 ImplicitStepper does the same).
 
     python3 perf/cupy_cg_compare.py --n 256 --kfvm-json bench-cuda.json
+    python3 perf/cupy_cg_compare.py --n 256 --poisson
 
-prints CuPy's median time and iterations and, given kfvm-bench's JSON of the same run,
+With --poisson the system is issue 20's steady Poisson problem instead, as
+kfvm-solver-bench --problem poisson assembles it: the same matrix without the mass
+term, right-hand side h^3 (-lap u = 1), from a zero guess. The first form prints CuPy's median time and iterations and, given kfvm-bench's JSON of the same run,
 kfvm's backward-Euler step time and the speed-up.
 """
 import argparse
@@ -30,14 +33,16 @@ def one_dimensional(n, h):
     return sparse.diags([off, main, off], [-1, 0, 1], format="csr")
 
 
-def system(n):
+def system(n, poisson=False):
     h = 1.0 / n
     eye = sparse.identity(n, format="csr")
     T = one_dimensional(n, h)
     K = (sparse.kron(sparse.kron(eye, eye), T) + sparse.kron(sparse.kron(eye, T), eye)
          + sparse.kron(sparse.kron(T, eye), eye))
-    mass = h ** 3 / (h * h)
+    mass = 0.0 if poisson else h ** 3 / (h * h)
     A = (K + mass * sparse.identity(n ** 3, format="csr")).tocsr()
+    if poisson:
+        return A, cp.full(n ** 3, h ** 3), cp.zeros(n ** 3)
     c = cp.arange(n) * h + h / 2
     # kfvm-bench's field: sin(3x) sin(2y + z), cell (i, j, k) at index i + n (j + n k)
     z, y, x = cp.meshgrid(c, c, c, indexing="ij")
@@ -50,8 +55,9 @@ def main():
     parser.add_argument("--n", type=int, default=256)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--kfvm-json", default=None)
+    parser.add_argument("--poisson", action="store_true")
     args = parser.parse_args()
-    A, b, guess = system(args.n)
+    A, b, guess = system(args.n, args.poisson)
     iterations = [0]
     # CuPy follows SciPy, which renamed tol to rtol.
     tolerance_name = "rtol" if "rtol" in inspect.signature(linalg.cg).parameters else "tol"
@@ -71,7 +77,8 @@ def main():
             times.append(time.perf_counter() - start)
     residual = float(cp.linalg.norm(b - A @ x) / cp.linalg.norm(b))
     cupy_ms = sorted(times)[len(times) // 2] * 1e3
-    print(f"CuPy {cp.__version__} cg, {args.n}^3, rtol 1e-8: {cupy_ms:.1f} ms "
+    print(f"CuPy {cp.__version__} cg, {'Poisson' if args.poisson else 'step'}, "
+          f"{args.n}^3, rtol 1e-8: {cupy_ms:.1f} ms "
           f"(median of {args.repeat}), {iterations[0]} iterations, info {info}, "
           f"relative residual {residual:.2e}")
     if args.kfvm_json:

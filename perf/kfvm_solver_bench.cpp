@@ -16,6 +16,7 @@
 // application of it (one V-cycle by default). Medians of --repeat runs. The operator is
 // the assembled matrix, or with --matrix-free the stencil (native solvers only).
 #include <kfvm_Assembler.hpp>
+#include <kfvm_Error.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
@@ -59,6 +60,7 @@ struct Options {
   int repeat = 5;
   std::string problem = "step";
   bool matrixFree = false;
+  std::vector<std::string> parameters;  // key=value, for every entry
 };
 
 /// Median seconds of one application of preconditioner (with its parameters) to b.
@@ -123,6 +125,14 @@ int run(const Options& options) {
       const std::string preconditioner =
           plus == std::string::npos ? std::string() : entry.substr(plus + 1);
       Parameters parameters{{"tolerance", "1e-8"}, {"max_iterations", "5000"}};
+      Parameters extra;
+      for (const auto& pair : options.parameters) {
+        const auto equals = pair.find('=');
+        require(equals != std::string::npos, "--parameters: '", pair,
+                "' is not key=value");
+        extra.set(pair.substr(0, equals), pair.substr(equals + 1));
+      }
+      for (const auto& [key, value] : extra.entries()) parameters.set(key, value);
       if (!preconditioner.empty()) parameters.set("preconditioner", preconditioner);
       if (name == "amesos2:klu2" && n > 24) continue;  // 3D fill-in: small systems only
       auto solver = makeLinearSolver<Space>(name, parameters);
@@ -147,8 +157,9 @@ int run(const Options& options) {
       }
       char cycle[32] = "-";
       if (preconditioner == "mg")
-        std::snprintf(cycle, sizeof cycle, "%8.3fms",
-                      1e3 * cycleSeconds(*op, preconditioner, {}, rhs, options.repeat));
+        std::snprintf(
+            cycle, sizeof cycle, "%8.3fms",
+            1e3 * cycleSeconds(*op, preconditioner, extra, rhs, options.repeat));
       std::printf("%-6d %-32s %10.2fms %8.2fms %8.2fms %6d %10s  %s\n", n, entry.c_str(),
                   firstSetup * 1e3, median(setups) * 1e3, median(solves) * 1e3,
                   report.iterations, cycle,
@@ -185,6 +196,9 @@ int main(int argc, char* argv[]) {
       ->check(CLI::PositiveNumber);
   app.add_option("--problem", options.problem, "step or poisson")
       ->check(CLI::IsMember({"step", "poisson"}));
+  app.add_option("--parameters", options.parameters,
+                 "key=value solver and preconditioner parameters for every entry")
+      ->delimiter(',');
   app.add_flag("--matrix-free", options.matrixFree,
                "the stencil instead of the assembled matrix (native solvers)");
   CLI11_PARSE(app, argc, argv);

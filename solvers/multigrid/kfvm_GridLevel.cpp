@@ -27,51 +27,6 @@ struct LevelApply {
   }
 };
 
-/// r = b - A x.
-template <class ExecSpace>
-struct LevelResidual {
-  LevelGeometry<ExecSpace> g;
-  Vector<ExecSpace> b, x, r;
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    int idx[3];
-    g.d.grid.indices(cell, idx);
-    Real diagonal;
-    r(cell) = b(cell) - g.product(cell, idx, x, diagonal);
-  }
-};
-
-/// d = scale D^-1 b, x = d.
-template <class ExecSpace>
-struct LevelChebyshevFirst {
-  LevelGeometry<ExecSpace> g;
-  Vector<ExecSpace> b, x, d;
-  Real scale;
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    int idx[3];
-    g.d.grid.indices(cell, idx);
-    const Real di = scale * b(cell) / g.diagonal(cell, idx);
-    d(cell) = di;
-    x(cell) = di;
-  }
-};
-
-/// d = a d + c D^-1 (b - A x), next = x + d.
-template <class ExecSpace>
-struct LevelChebyshevStep {
-  LevelGeometry<ExecSpace> g;
-  Vector<ExecSpace> b, x, next, d;
-  Real a, c;
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    int idx[3];
-    g.d.grid.indices(cell, idx);
-    Real diagonal;
-    const Real residual = b(cell) - g.product(cell, idx, x, diagonal);
-    const Real di = (a == 0 ? Real(0) : a * d(cell)) + c * residual / diagonal;
-    d(cell) = di;
-    next(cell) = x(cell) + di;
-  }
-};
-
 /// Column j of the identity.
 struct UnitVector {
   Ordinal j;
@@ -426,32 +381,6 @@ void GridLevel<ExecSpace>::apply(const Vector<ExecSpace>& x,
                                  const Vector<ExecSpace>& y) const {
   forEachIndex("kfvm::GridLevel::apply", ExecSpace(), numCells(),
                Details::LevelApply<ExecSpace>{{data_}, x, y});
-}
-
-template <class ExecSpace>
-void GridLevel<ExecSpace>::residual(const Vector<ExecSpace>& b,
-                                    const Vector<ExecSpace>& x,
-                                    const Vector<ExecSpace>& r) const {
-  forEachIndex("kfvm::GridLevel::residual", ExecSpace(), numCells(),
-               Details::LevelResidual<ExecSpace>{{data_}, b, x, r});
-}
-
-template <class ExecSpace>
-void GridLevel<ExecSpace>::chebyshevFirst(const Vector<ExecSpace>& b,
-                                          const Vector<ExecSpace>& x,
-                                          const Vector<ExecSpace>& d, Real scale) const {
-  forEachIndex("kfvm::GridLevel::chebyshevFirst", ExecSpace(), numCells(),
-               Details::LevelChebyshevFirst<ExecSpace>{{data_}, b, x, d, scale});
-}
-
-template <class ExecSpace>
-void GridLevel<ExecSpace>::chebyshevStep(const Vector<ExecSpace>& b,
-                                         const Vector<ExecSpace>& x,
-                                         const Vector<ExecSpace>& next,
-                                         const Vector<ExecSpace>& d, Real a,
-                                         Real c) const {
-  forEachIndex("kfvm::GridLevel::chebyshevStep", ExecSpace(), numCells(),
-               Details::LevelChebyshevStep<ExecSpace>{{data_}, b, x, next, d, a, c});
 }
 
 template <class ExecSpace>

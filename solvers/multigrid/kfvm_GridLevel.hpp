@@ -52,18 +52,6 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   /// Values from the next finer level (this == fine.coarser()'s structure).
   void refresh(const GridLevel& fine);
 
-  /// r = b - A x (one kernel).
-  void residual(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
-                const Vector<ExecSpace>& r) const;
-  /// The first step of a Jacobi-preconditioned Chebyshev iteration from x = 0:
-  /// d = scale D^-1 b, x = d.
-  void chebyshevFirst(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
-                      const Vector<ExecSpace>& d, Real scale) const;
-  /// A later step (or, with a = 0, the first from a nonzero x; d is then not read), in
-  /// one kernel: d = a d + c D^-1 (b - A x), next = x + d. next and x are distinct.
-  void chebyshevStep(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
-                     const Vector<ExecSpace>& next, const Vector<ExecSpace>& d, Real a,
-                     Real c) const;
   /// An upper bound of the eigenvalues of D^-1 A from the last refresh (Gershgorin:
   /// the largest 1 + (sum of a row's off-diagonal magnitudes) / its diagonal; at most 2).
   double jacobiBound() const { return jacobiBound_; }

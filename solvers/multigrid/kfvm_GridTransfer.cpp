@@ -10,7 +10,9 @@ namespace kfvm {
 
 namespace Details {
 
-/// b = R r: each coarse cell gathers the fine cells that interpolate from it.
+/// b = R r: each coarse cell gathers the fine cells that interpolate from it. The
+/// per-axis sources and weights are loaded first (unused entries: index 0, weight 0),
+/// then every fine load of the cell is independent of the others.
 template <class ExecSpace>
 struct TransferRestriction {
   typename GridTransfer<ExecSpace>::Data d;
@@ -18,24 +20,26 @@ struct TransferRestriction {
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     d.coarse.indices(cell, idx);
-    Real sum = 0;
-    for (int q = 0; q < 4; ++q) {
-      const Real wz = d.sourceWeights[2](idx[2], q);
-      if (wz == 0) break;
-      const Ordinal k = d.sources[2](idx[2], q);
-      for (int p = 0; p < 4; ++p) {
-        const Real wy = d.sourceWeights[1](idx[1], p);
-        if (wy == 0) break;
-        const Ordinal row = d.sources[1](idx[1], p) + d.fineCells[1] * k;
-        Real line = 0;
-        for (int o = 0; o < 4; ++o) {
-          const Real wx = d.sourceWeights[0](idx[0], o);
-          if (wx == 0) break;
-          line += wx * r(d.sources[0](idx[0], o) + d.fineCells[0] * row);
-        }
-        sum += wz * wy * line;
+    Ordinal at[3][4];
+    Real w[3][4];
+    int count[3];
+    for (int a = 0; a < 3; ++a) {
+      count[a] = 0;
+      for (int s = 0; s < 4; ++s) {
+        at[a][s] = d.sources[a](idx[a], s);
+        w[a][s] = d.sourceWeights[a](idx[a], s);
+        if (w[a][s] != 0) count[a] = s + 1;
       }
     }
+    const Ordinal nx = d.fineCells[0], plane = nx * d.fineCells[1];
+    Real sum = 0;
+    for (int q = 0; q < count[2]; ++q)
+      for (int p = 0; p < count[1]; ++p) {
+        const Ordinal row = at[1][p] * nx + at[2][q] * plane;
+        Real line = 0;
+        for (int o = 0; o < count[0]; ++o) line += w[0][o] * r(at[0][o] + row);
+        sum += w[2][q] * w[1][p] * line;
+      }
     b(cell) = sum;
   }
 };

@@ -4,7 +4,7 @@
 // rediscretized coarser grids down to `mg_coarse_cells` cells or fewer, linked by
 // GridTransfer (linear interpolation and its transpose). Each level is smoothed by a
 // Jacobi-preconditioned Chebyshev polynomial, each step one fused kernel of the level
-// (GridLevel::chebyshevStep: the product, the residual and both updates); its interval
+// (LevelSweeps::chebyshevStep: the product, the residual and the update); its interval
 // is [bound / 30, bound] with the level's Gershgorin bound of D^-1 A by default (no dot
 // product, no host round trip) or a Lanczos estimate. The coarsest level is solved
 // directly (CoarseSolve: the dense inverse, one kernel) when it is small enough, else by
@@ -16,6 +16,7 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_GridLevel.hpp>
 #include <kfvm_GridTransfer.hpp>
+#include <kfvm_LevelSweeps.hpp>
 
 #include "../preconditioners/detail/kfvm_PreconditionerMakers.hpp"
 
@@ -35,12 +36,13 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   explicit Multigrid(const Parameters& parameters)
       : Preconditioner<ExecSpace>("mg"),
         degree_(parameters.getInt("mg_degree", 4)),
-        sweeps_(parameters.getInt("mg_sweeps", 1)),
+        sweepCount_(parameters.getInt("mg_sweeps", 1)),
         coarseCells_(parameters.getInt("mg_coarse_cells", 64)),
         coarseDegree_(parameters.getInt("mg_coarse_degree", 16)),
         maxLevels_(parameters.getInt("mg_levels", 30)) {
     require(degree_ >= 1 && degree_ <= 16, "mg_degree must be in [1, 16], got ", degree_);
-    require(sweeps_ >= 1 && sweeps_ <= 16, "mg_sweeps must be in [1, 16], got ", sweeps_);
+    require(sweepCount_ >= 1 && sweepCount_ <= 16, "mg_sweeps must be in [1, 16], got ",
+            sweepCount_);
     require(coarseCells_ >= 1 && coarseCells_ <= CoarseSolve<ExecSpace>::maxCells,
             "mg_coarse_cells must be in [1, ", CoarseSolve<ExecSpace>::maxCells,
             "], got ", coarseCells_);
@@ -84,7 +86,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
         smooth(level, b, zeroGuess ? Vector<ExecSpace>() : out, nullptr, degree_, 30);
     const int visits = kind == Cycle::W && level + 2 < levels() ? 2 : 1;
     for (int v = 0; v < visits; ++v) {
-      grids_[level]->residual(b, x, residuals_[level]);
+      sweeps_[level]->residual(b, x, residuals_[level]);
       transfers_[level]->restrict(residuals_[level], rhs_[level + 1]);
       cycle(level + 1, rhs_[level + 1], solutions_[level + 1], true, kind);
       transfers_[level]->prolongAdd(solutions_[level + 1], x);
@@ -122,38 +124,44 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   }
 
   /// A Chebyshev-Jacobi polynomial of degree degree (mg_sweeps of them, each restarted)
-  /// on level, from x (or 0 when x is empty) over [bound / ratio, bound]. Steps write
-  /// into the level's two scratch vectors in turn, the last into *out when given; returns
-  /// where the result is.
+  /// on level, from x (or 0 when x is empty) over [bound / ratio, bound], in its
+  /// three-term form (LevelSweeps::chebyshevStep). Steps write into the level's two
+  /// scratch vectors (over the step before last, in place), the last into *out when
+  /// given; returns where the result is.
   Vector<ExecSpace> smooth(int level, const Vector<ExecSpace>& b, Vector<ExecSpace> x,
                            const Vector<ExecSpace>* out, int degree, double ratio) const {
-    const auto& A = *grids_[level];
-    const auto& d = corrections_[level];
+    const auto& sweeps = *sweeps_[level];
+    const auto& scratch = scratch_[level];
     const double largest = bounds_[level], smallest = largest / ratio;
     const double theta = 0.5 * (largest + smallest), delta = 0.5 * (largest - smallest);
     const double sigma = theta / delta;
-    const int steps = degree * sweeps_;
+    const int steps = degree * sweepCount_;
     int step = 0;
-    const auto next = [&]() -> Vector<ExecSpace> {
+    Vector<ExecSpace> previous;  // empty: 0 (x started from 0) or not read
+    const auto target = [&]() -> Vector<ExecSpace> {
       ++step;
       if (step == steps && out != nullptr && out->data() != x.data()) return *out;
-      return x.data() == scratch_[level][0].data() ? scratch_[level][1]
-                                                   : scratch_[level][0];
+      if (previous.data() == scratch[0].data() || previous.data() == scratch[1].data())
+        return previous;
+      return x.data() == scratch[0].data() ? scratch[1] : scratch[0];
     };
-    for (int s = 0; s < sweeps_; ++s) {
+    for (int s = 0; s < sweepCount_; ++s) {
       double rhoOld = 1 / sigma;
-      const Vector<ExecSpace> first = next();
+      Vector<ExecSpace> next = target();
       if (x.data() == nullptr)
-        A.chebyshevFirst(b, first, d, Real(1 / theta));
+        sweeps.scaledJacobi(b, next, Real(1 / theta));
       else
-        A.chebyshevStep(b, x, first, d, Real(0), Real(1 / theta));
-      x = first;
+        sweeps.chebyshevStep(b, x, Vector<ExecSpace>(), next, Real(0), Real(1 / theta));
+      previous = x;
+      x = next;
       for (int k = 1; k < degree; ++k) {
         const double rho = 1 / (2 * sigma - rhoOld);
-        const Vector<ExecSpace> following = next();
-        A.chebyshevStep(b, x, following, d, Real(rho * rhoOld), Real(2 * rho / delta));
+        next = target();
+        sweeps.chebyshevStep(b, x, previous, next, Real(rho * rhoOld),
+                             Real(2 * rho / delta));
+        previous = x;
+        x = next;
         rhoOld = rho;
-        x = following;
       }
     }
     if (out != nullptr && out->data() != x.data()) Blas::copy(x, *out);
@@ -185,9 +193,9 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   /// Chebyshev's Lanczos estimate of D^-1 A's largest eigenvalue on level.
   double lanczosEstimate(int level) {
-    const auto& inverse = corrections_[level];
+    const auto& inverse = inverses_[level];
     Blas::fill(scratch_[level][0], Real(1));
-    grids_[level]->chebyshevFirst(scratch_[level][0], scratch_[level][1], inverse, 1);
+    sweeps_[level]->scaledJacobi(scratch_[level][0], inverse, 1);
     return largestJacobiEigenvalue<ExecSpace>(*grids_[level], inverse, residuals_[level],
                                               scratch_[level][0], scratch_[level][1], 10);
   }
@@ -204,6 +212,9 @@ class Multigrid final : public Preconditioner<ExecSpace> {
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
     const int n = levels();
     transfers_.clear();
+    sweeps_.clear();
+    for (int l = 0; l < n; ++l)
+      sweeps_.push_back(std::make_unique<LevelSweeps<ExecSpace>>(*grids_[l]));
     for (int l = 0; l + 1 < n; ++l)
       transfers_.push_back(
           std::make_unique<GridTransfer<ExecSpace>>(*grids_[l], *grids_[l + 1]));
@@ -215,7 +226,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     rhs_.assign(n, {});
     solutions_.assign(n, {});
     residuals_.assign(n, {});
-    corrections_.assign(n, {});
+    inverses_.assign(n, {});
     scratch_.assign(n, {});
     for (int l = 0; l < n; ++l) {
       const Ordinal size = grids_[l]->numCells();
@@ -225,22 +236,25 @@ class Multigrid final : public Preconditioner<ExecSpace> {
         solutions_[l] = Vector<ExecSpace>("kfvm::Multigrid::solution" + level, size);
       }
       residuals_[l] = Vector<ExecSpace>("kfvm::Multigrid::residual" + level, size);
-      corrections_[l] = Vector<ExecSpace>("kfvm::Multigrid::correction" + level, size);
+      if (estimate_ != Estimate::Gershgorin)
+        inverses_[l] = Vector<ExecSpace>("kfvm::Multigrid::inverse" + level, size);
       for (int s = 0; s < 2; ++s)
         scratch_[l][s] = Vector<ExecSpace>(
             "kfvm::Multigrid::scratch" + level + (s == 0 ? "a" : "b"), size);
     }
   }
 
-  int degree_, sweeps_, coarseCells_, coarseDegree_, maxLevels_;
+  int degree_, sweepCount_, coarseCells_, coarseDegree_, maxLevels_;
   Cycle cycle_;
   Estimate estimate_;
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids_;
+  std::vector<std::unique_ptr<LevelSweeps<ExecSpace>>> sweeps_;
   std::vector<std::unique_ptr<GridTransfer<ExecSpace>>> transfers_;  // level l to l + 1
   std::unique_ptr<CoarseSolve<ExecSpace>> coarse_;  // null: the coarsest level smoothed
   std::vector<double> bounds_;                      // of D^-1 A's eigenvalues, per level
   Vector<ExecSpace> diagonal_;
-  std::vector<Vector<ExecSpace>> rhs_, solutions_, residuals_, corrections_;
+  std::vector<Vector<ExecSpace>> rhs_, solutions_, residuals_;
+  std::vector<Vector<ExecSpace>> inverses_;  // D^-1 for the Lanczos estimates
   std::vector<std::array<Vector<ExecSpace>, 2>> scratch_;
 };
 

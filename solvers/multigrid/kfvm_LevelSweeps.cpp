@@ -1,0 +1,147 @@
+#include <kfvm_Backends.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_LevelSweeps.hpp>
+
+#include "detail/kfvm_LevelStencil.hpp"
+
+namespace kfvm {
+
+namespace Details {
+
+/// The residual (Step = false: out = b - A x) or a Chebyshev step (Step: out = x +
+/// a (x - previous) + c D^-1 (b - A x)), by cells or by column chunks.
+template <class ExecSpace, bool Step>
+struct LevelSweep {
+  struct Cells {};
+  struct Columns {};
+  static constexpr int depth = StencilColumnTiles::depth;
+
+  LevelGeometry<ExecSpace> g;
+  StencilColumnTiles tiles;
+  Vector<ExecSpace> b, x, previous, out;
+  Real a, c;
+
+  KOKKOS_INLINE_FUNCTION Real value(Ordinal cell, Real xc, Real residual,
+                                    Real diagonal) const {
+    if (!Step) return residual;
+    const Real momentum =
+        a == 0 ? Real(0) : a * (xc - (previous.data() ? previous(cell) : Real(0)));
+    return xc + momentum + c * residual / diagonal;
+  }
+
+  KOKKOS_INLINE_FUNCTION void at(Ordinal cell, const int idx[3]) const {
+    Real diagonal;
+    const Real residual = b(cell) - g.product(cell, idx, x, diagonal);
+    out(cell) = value(cell, x(cell), residual, diagonal);
+  }
+
+  KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    at(cell, idx);
+  }
+
+  KOKKOS_FUNCTION void operator()(Columns, Ordinal index) const {
+    int i, j, kBegin;
+    if (!tiles.chunkOf(index, i, j, kBegin)) return;
+    const int nx = g.d.cells[0], ny = g.d.cells[1], nz = g.d.cells[2];
+    const Ordinal plane = Ordinal(nx) * ny;
+    const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
+    if (i == 0 || i + 1 == nx || j == 0 || j + 1 == ny || kBegin == 0 ||
+        kBegin + depth >= nz) {  // a chunk at the boundary: cell by cell
+      for (int k = kBegin; k < nz && k < kBegin + depth; ++k) {
+        const int idx[3] = {i, j, k};
+        at(start + plane * (k - kBegin), idx);
+      }
+      return;
+    }
+    const Real f0 = g.d.uniformFaces[0], f1 = g.d.uniformFaces[1];
+    const Real f2 = g.d.uniformFaces[2], diagonal = g.d.uniformDiagonal;
+    const Real* KOKKOS_RESTRICT xs = x.data() + start;
+    const Real* KOKKOS_RESTRICT bs = b.data() + start;
+    Real column[depth + 2], side[depth], rhs[depth];
+    column[0] = xs[-plane];
+    for (int m = 0; m <= depth; ++m) column[m + 1] = xs[m * plane];
+    for (int m = 0; m < depth; ++m) {
+      const Real* KOKKOS_RESTRICT here = xs + m * plane;
+      side[m] = f0 * (here[-1] + here[1]) + f1 * (here[-nx] + here[nx]);
+    }
+    for (int m = 0; m < depth; ++m) rhs[m] = bs[m * plane];
+    for (int m = 0; m < depth; ++m) {
+      const Real product =
+          diagonal * column[m + 1] - side[m] - f2 * (column[m] + column[m + 2]);
+      const Ordinal cell = start + m * plane;
+      out(cell) = value(cell, column[m + 1], rhs[m] - product, diagonal);
+    }
+  }
+};
+
+/// x = scale D^-1 b.
+template <class ExecSpace>
+struct LevelScaledJacobi {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> b, x;
+  Real scale;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    x(cell) = scale * b(cell) / g.diagonal(cell, idx);
+  }
+};
+
+}  // namespace Details
+
+template <class ExecSpace>
+LevelSweeps<ExecSpace>::LevelSweeps(const GridLevel<ExecSpace>& level)
+    : level_(&level), tiles_(level.cells()) {}
+
+template <class ExecSpace>
+template <bool Step>
+void LevelSweeps<ExecSpace>::sweep(const char* label, const Vector<ExecSpace>& b,
+                                   const Vector<ExecSpace>& x,
+                                   const Vector<ExecSpace>& previous,
+                                   const Vector<ExecSpace>& out, Real a, Real c) const {
+  using Sweep = Details::LevelSweep<ExecSpace, Step>;
+  const auto& data = level_->data();
+  const Sweep body{{data}, tiles_, b, x, previous, out, a, c};
+  if (data.uniform && data.dimension == 3)
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<ExecSpace, typename Sweep::Columns,
+                            Kokkos::IndexType<Ordinal>>(ExecSpace(), 0, tiles_.items),
+        body);
+  else
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<ExecSpace, typename Sweep::Cells, Kokkos::IndexType<Ordinal>>(
+            ExecSpace(), 0, level_->numCells()),
+        body);
+}
+
+template <class ExecSpace>
+void LevelSweeps<ExecSpace>::residual(const Vector<ExecSpace>& b,
+                                      const Vector<ExecSpace>& x,
+                                      const Vector<ExecSpace>& r) const {
+  sweep<false>("kfvm::LevelSweeps::residual", b, x, Vector<ExecSpace>(), r, 0, 0);
+}
+
+template <class ExecSpace>
+void LevelSweeps<ExecSpace>::scaledJacobi(const Vector<ExecSpace>& b,
+                                          const Vector<ExecSpace>& x, Real scale) const {
+  forEachIndex("kfvm::LevelSweeps::scaledJacobi", ExecSpace(), level_->numCells(),
+               Details::LevelScaledJacobi<ExecSpace>{{level_->data()}, b, x, scale});
+}
+
+template <class ExecSpace>
+void LevelSweeps<ExecSpace>::chebyshevStep(const Vector<ExecSpace>& b,
+                                           const Vector<ExecSpace>& x,
+                                           const Vector<ExecSpace>& previous,
+                                           const Vector<ExecSpace>& next, Real a,
+                                           Real c) const {
+  sweep<true>("kfvm::LevelSweeps::chebyshevStep", b, x, previous, next, a, c);
+}
+
+#define KFVM_INSTANTIATE_LEVEL_SWEEPS(Space) template class LevelSweeps<Space>;
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_LEVEL_SWEEPS)
+
+}  // namespace kfvm

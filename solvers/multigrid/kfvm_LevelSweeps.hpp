@@ -1,0 +1,47 @@
+#ifndef KFVM_LEVEL_SWEEPS_HPP
+#define KFVM_LEVEL_SWEEPS_HPP
+
+#include <kfvm_GridLevel.hpp>
+#include <kfvm_StencilColumnTiles.hpp>
+
+namespace kfvm {
+
+/// The sweeps of multigrid over one GridLevel, each one kernel: the residual, and the
+/// steps of a Jacobi-preconditioned Chebyshev iteration in its three-term form
+/// (x_next = x + a (x - x_previous) + c D^-1 (b - A x): 4 vectors a step, no
+/// direction vector). A uniform 3D level (GridLevel::Data::uniform) runs them in column
+/// chunks (StencilColumnTiles, as StencilOperator's Columns loop): a chunk inside the
+/// grid issues all its loads before its first store and reads no coefficient array;
+/// chunks at the grid's boundary and other levels go cell by cell. Reads the level's
+/// values at each call (refresh() may change them); allocates nothing.
+template <class ExecSpace>
+class LevelSweeps {
+ public:
+  /// level must outlive this.
+  explicit LevelSweeps(const GridLevel<ExecSpace>& level);
+
+  /// r = b - A x.
+  void residual(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                const Vector<ExecSpace>& r) const;
+  /// x = scale D^-1 b (a Chebyshev iteration's first step from x = 0).
+  void scaledJacobi(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                    Real scale) const;
+  /// next = x + a (x - previous) + c D^-1 (b - A x). With a = 0 previous is not read;
+  /// an empty previous stands for 0. next may be previous (updated in place), not x.
+  void chebyshevStep(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                     const Vector<ExecSpace>& previous, const Vector<ExecSpace>& next,
+                     Real a, Real c) const;
+
+ private:
+  template <bool Step>
+  void sweep(const char* label, const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+             const Vector<ExecSpace>& previous, const Vector<ExecSpace>& out, Real a,
+             Real c) const;
+
+  const GridLevel<ExecSpace>* level_;
+  Details::StencilColumnTiles tiles_;
+};
+
+}  // namespace kfvm
+
+#endif

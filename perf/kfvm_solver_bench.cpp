@@ -16,6 +16,7 @@
 // application of it (one V-cycle by default). Medians of --repeat runs. The operator is
 // the assembled matrix, or with --matrix-free the stencil (native solvers only).
 #include <kfvm_Assembler.hpp>
+#include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_LinearSolver.hpp>
@@ -35,7 +36,6 @@
 
 namespace kfvm_solver_bench {
 
-using Space = Kokkos::DefaultExecutionSpace;
 using kfvm::Real;
 
 double seconds(const std::chrono::steady_clock::time_point& start) {
@@ -48,6 +48,7 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+template <class Space>
 void setDiffusivity(kfvm::CellField<Space>& D, const kfvm::Mesh<Space>& mesh) {
   kfvm::setFromCellCentres(
       D, mesh,
@@ -64,6 +65,7 @@ struct Options {
 };
 
 /// Median seconds of one application of preconditioner (with its parameters) to b.
+template <class Space>
 double cycleSeconds(const kfvm::LinearOperator<Space>& op,
                     const std::string& preconditioner, const kfvm::Parameters& parameters,
                     const kfvm::Vector<Space>& b, int repeat) {
@@ -80,6 +82,7 @@ double cycleSeconds(const kfvm::LinearOperator<Space>& op,
   return median(times);
 }
 
+template <class Space>
 int run(const Options& options) {
   using namespace kfvm;
   std::printf("kfvm-solver-bench: backend %s, Kokkos %s, problem %s, %s, median of %d\n",
@@ -173,6 +176,7 @@ int run(const Options& options) {
 
 int main(int argc, char* argv[]) {
   kfvm_solver_bench::Options options;
+  std::string backend = Kokkos::DefaultExecutionSpace::name();
   for (const auto& name : kfvm::linearSolverNames()) {
     if (name == "belos:cg") {
       options.solvers.push_back("belos:cg+muelu");
@@ -199,14 +203,28 @@ int main(int argc, char* argv[]) {
   app.add_option("--parameters", options.parameters,
                  "key=value solver and preconditioner parameters for every entry")
       ->delimiter(',');
+  app.add_option("--backend", backend,
+                 "execution space to run on (default: Kokkos' default one)");
   app.add_flag("--matrix-free", options.matrixFree,
                "the stencil instead of the assembled matrix (native solvers)");
   CLI11_PARSE(app, argc, argv);
+  const auto backends = kfvm::enabledBackends();
+  if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
+    std::string known;
+    for (const auto& name : backends) known += " " + name;
+    std::fprintf(stderr, "kfvm-solver-bench: unknown backend '%s'; this build has:%s\n",
+                 backend.c_str(), known.c_str());
+    return 1;
+  }
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
-    return kfvm_solver_bench::run(options);
+#define KFVM_SOLVER_BENCH_RUN(Space) \
+  if (backend == Space::name()) return kfvm_solver_bench::run<Space>(options);
+    KFVM_FOR_EACH_BACKEND(KFVM_SOLVER_BENCH_RUN)
+#undef KFVM_SOLVER_BENCH_RUN
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kfvm-solver-bench: %s\n", error.what());
     return 1;
   }
+  return 1;
 }

@@ -369,25 +369,29 @@ TEST(Multigrid, UniformLevelsKeepTheOperatorAndItsBound) {
     Vector<Space> y("y", n), next("next", n), d("d", n);
     level.apply(toDevice(x), y);
     EXPECT_LT(maxDifference(toHost(y), Ax), tolerance(1e-13) * scale) << variable;
-    const LevelSweeps<Space> sweeps(level);
-    sweeps.residual(toDevice(bHost), toDevice(x), y);
-    const auto previousHost = wavy(n);
-    Kokkos::deep_copy(d, toDevice(previousHost));
-    sweeps.chebyshevStep(toDevice(bHost), toDevice(x), d, next, Real(0.3), Real(0.7));
-    sweeps.chebyshevStep(toDevice(bHost), toDevice(x), d, d, Real(0.3), Real(0.7));
-    const auto residual = toHost(y), moved = toHost(next), inPlace = toHost(d);
-    const auto diagonalHost = toHost(diagonal);
+    for (const bool columns : {true, false}) {
+      const LevelSweeps<Space> sweeps(level, columns);
+      sweeps.residual(toDevice(bHost), toDevice(x), y);
+      const auto previousHost = wavy(n);
+      Kokkos::deep_copy(d, toDevice(previousHost));
+      sweeps.chebyshevStep(toDevice(bHost), toDevice(x), d, next, Real(0.3), Real(0.7));
+      sweeps.chebyshevStep(toDevice(bHost), toDevice(x), d, d, Real(0.3), Real(0.7));
+      const auto residual = toHost(y), moved = toHost(next), inPlace = toHost(d);
+      const auto diagonalHost = toHost(diagonal);
+      for (Ordinal i = 0; i < n; ++i) {
+        const double r = bHost[i] - Ax[i];
+        EXPECT_NEAR(residual[i], r, tolerance(1e-13) * scale) << i << columns;
+        const double expected =
+            x[i] + 0.3 * (x[i] - previousHost[i]) + 0.7 * r / diagonalHost[i];
+        EXPECT_NEAR(moved[i], expected, tolerance(1e-12) * scale) << i << columns;
+        EXPECT_NEAR(inPlace[i], expected, tolerance(1e-12) * scale) << i << columns;
+      }
+    }
     DeviceView<Real**, Space> dense("dense", n, n);
     level.dense(dense);
     const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dense);
     double bound = 0;
     for (Ordinal i = 0; i < n; ++i) {
-      const double r = bHost[i] - Ax[i];
-      EXPECT_NEAR(residual[i], r, tolerance(1e-13) * scale) << i;
-      const double expected =
-          x[i] + 0.3 * (x[i] - previousHost[i]) + 0.7 * r / diagonalHost[i];
-      EXPECT_NEAR(moved[i], expected, tolerance(1e-12) * scale) << i;
-      EXPECT_NEAR(inPlace[i], expected, tolerance(1e-12) * scale) << i;
       double row = 0, off = 0;
       for (Ordinal j = 0; j < n; ++j) {
         row += double(a(i, j)) * x[j];
@@ -431,7 +435,7 @@ TEST(Multigrid, CyclesSmoothersBoundsAndStandaloneMultigridConverge) {
       {"cg", {{"mg_cycle", "w"}}},
       {"gmres", {{"mg_cycle", "f"}}},
       {"cg", {{"mg_degree", "2"}, {"mg_sweeps", "2"}}},
-      {"cg", {{"mg_estimate", "setup"}}},
+      {"cg", {{"mg_estimate", "setup"}, {"mg_sweep_loop", "cells"}}},
       {"cg", {{"mg_estimate", "structure"}, {"mg_coarse_cells", "8"}}},
       {"richardson", {}},
       {"richardson", {{"mg_cycle", "f"}}}};
@@ -449,9 +453,9 @@ TEST(Multigrid, CyclesSmoothersBoundsAndStandaloneMultigridConverge) {
 
 TEST(Multigrid, BadParametersAndOperatorsWithoutAGridAreErrors) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"mg_degree", "0"},         {"mg_sweeps", "0"}, {"mg_coarse_cells", "0"},
-      {"mg_coarse_degree", "65"}, {"mg_levels", "0"}, {"mg_cycle", "x"},
-      {"mg_estimate", "never"}};
+      {"mg_degree", "0"},         {"mg_sweeps", "0"},       {"mg_coarse_cells", "0"},
+      {"mg_coarse_degree", "65"}, {"mg_levels", "0"},       {"mg_cycle", "x"},
+      {"mg_estimate", "never"},   {"mg_sweep_loop", "rows"}};
   for (const auto& parameter : bad)
     expectError(
         [&] {

@@ -21,18 +21,21 @@ struct LevelSweep {
   Vector<ExecSpace> b, x, previous, out;
   Real a, c;
 
-  KOKKOS_INLINE_FUNCTION Real value(Ordinal cell, Real xc, Real residual,
-                                    Real diagonal) const {
+  /// True when the step reads previous (a != 0 and previous given).
+  KOKKOS_INLINE_FUNCTION bool readsPrevious() const {
+    return Step && a != 0 && previous.data() != nullptr;
+  }
+  /// The new value at a cell of x value xc, previous value p, residual and diagonal.
+  KOKKOS_INLINE_FUNCTION Real value(Real xc, Real p, Real residual, Real diagonal) const {
     if (!Step) return residual;
-    const Real momentum =
-        a == 0 ? Real(0) : a * (xc - (previous.data() ? previous(cell) : Real(0)));
-    return xc + momentum + c * residual / diagonal;
+    return xc + a * (xc - p) + c * residual / diagonal;
   }
 
   KOKKOS_INLINE_FUNCTION void at(Ordinal cell, const int idx[3]) const {
     Real diagonal;
     const Real residual = b(cell) - g.product(cell, idx, x, diagonal);
-    out(cell) = value(cell, x(cell), residual, diagonal);
+    const Real p = readsPrevious() ? previous(cell) : Real(0);
+    out(cell) = value(x(cell), p, residual, diagonal);
   }
 
   KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
@@ -67,11 +70,16 @@ struct LevelSweep {
       side[m] = f0 * (here[-1] + here[1]) + f1 * (here[-nx] + here[nx]);
     }
     for (int m = 0; m < depth; ++m) rhs[m] = bs[m * plane];
+    // previous too before the first store: out may be previous (in place), so a load
+    // after a store would wait for it.
+    Real before[depth];
+    const bool reads = readsPrevious();
+    for (int m = 0; m < depth; ++m) before[m] = reads ? previous(start + m * plane) : 0;
+    Real* outs = out.data() + start;  // may be previous: not restrict
     for (int m = 0; m < depth; ++m) {
       const Real product =
           diagonal * column[m + 1] - side[m] - f2 * (column[m] + column[m + 2]);
-      const Ordinal cell = start + m * plane;
-      out(cell) = value(cell, column[m + 1], rhs[m] - product, diagonal);
+      outs[m * plane] = value(column[m + 1], before[m], rhs[m] - product, diagonal);
     }
   }
 };
@@ -92,8 +100,8 @@ struct LevelScaledJacobi {
 }  // namespace Details
 
 template <class ExecSpace>
-LevelSweeps<ExecSpace>::LevelSweeps(const GridLevel<ExecSpace>& level)
-    : level_(&level), tiles_(level.cells()) {}
+LevelSweeps<ExecSpace>::LevelSweeps(const GridLevel<ExecSpace>& level, bool columns)
+    : level_(&level), tiles_(level.cells()), columns_(columns) {}
 
 template <class ExecSpace>
 template <bool Step>
@@ -104,7 +112,7 @@ void LevelSweeps<ExecSpace>::sweep(const char* label, const Vector<ExecSpace>& b
   using Sweep = Details::LevelSweep<ExecSpace, Step>;
   const auto& data = level_->data();
   const Sweep body{{data}, tiles_, b, x, previous, out, a, c};
-  if (data.uniform && data.dimension == 3)
+  if (columns_ && data.uniform && data.dimension == 3)
     Kokkos::parallel_for(
         label,
         Kokkos::RangePolicy<ExecSpace, typename Sweep::Columns,

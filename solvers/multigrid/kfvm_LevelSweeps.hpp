@@ -17,8 +17,8 @@ namespace kfvm {
 template <class ExecSpace>
 class LevelSweeps {
  public:
-  /// level must outlive this.
-  explicit LevelSweeps(const GridLevel<ExecSpace>& level);
+  /// level must outlive this. columns = false: cell by cell on every level.
+  explicit LevelSweeps(const GridLevel<ExecSpace>& level, bool columns = true);
 
   /// r = b - A x.
   void residual(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
@@ -40,6 +40,7 @@ class LevelSweeps {
 
   const GridLevel<ExecSpace>* level_;
   Details::StencilColumnTiles tiles_;
+  bool columns_;
 };
 
 }  // namespace kfvm

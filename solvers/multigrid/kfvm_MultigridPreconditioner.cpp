@@ -54,6 +54,10 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     require(cycle == "v" || cycle == "w" || cycle == "f",
             "mg_cycle must be 'v', 'w' or 'f', got '", cycle, "'");
     cycle_ = cycle == "v" ? Cycle::V : cycle == "w" ? Cycle::W : Cycle::F;
+    const std::string loop = parameters.getString("mg_sweep_loop", "auto");
+    require(loop == "auto" || loop == "cells",
+            "mg_sweep_loop must be 'auto' or 'cells', got '", loop, "'");
+    columns_ = loop == "auto";
     const std::string estimate = parameters.getString("mg_estimate", "gershgorin");
     require(estimate == "gershgorin" || estimate == "setup" || estimate == "structure",
             "mg_estimate must be 'gershgorin', 'setup' or 'structure', got '", estimate,
@@ -214,7 +218,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     transfers_.clear();
     sweeps_.clear();
     for (int l = 0; l < n; ++l)
-      sweeps_.push_back(std::make_unique<LevelSweeps<ExecSpace>>(*grids_[l]));
+      sweeps_.push_back(std::make_unique<LevelSweeps<ExecSpace>>(*grids_[l], columns_));
     for (int l = 0; l + 1 < n; ++l)
       transfers_.push_back(
           std::make_unique<GridTransfer<ExecSpace>>(*grids_[l], *grids_[l + 1]));
@@ -246,6 +250,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   int degree_, sweepCount_, coarseCells_, coarseDegree_, maxLevels_;
   Cycle cycle_;
+  bool columns_;  // mg_sweep_loop
   Estimate estimate_;
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids_;
   std::vector<std::unique_ptr<LevelSweeps<ExecSpace>>> sweeps_;

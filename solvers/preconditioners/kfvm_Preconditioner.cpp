@@ -49,7 +49,7 @@ std::set<std::string> preconditionerParameters(const std::string& name) {
             "chebyshev_ratio", "chebyshev_estimate"};
   if (name == "mg")
     return {"mg_degree", "mg_sweeps", "mg_coarse_cells", "mg_coarse_degree",
-            "mg_levels", "mg_cycle",  "mg_estimate"};
+            "mg_levels", "mg_cycle",  "mg_estimate",     "mg_sweep_loop"};
   return {};
 }
 

@@ -84,7 +84,7 @@ class Preconditioner {
 ///    BiCGStab or richardson, not CG), mg_estimate ("gershgorin": each level's bound of
 ///    D^-1 A's eigenvalues from its rows at every setup, the default; "setup" or
 ///    "structure": chebyshev's Lanczos estimate, at every setup or when the structure
-///    changes).
+///    changes), mg_sweep_loop ("auto": column chunks on uniform 3D levels; "cells").
 /// An unknown name or a bad value is a kfvm::Error naming it.
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(

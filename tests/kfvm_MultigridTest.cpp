@@ -434,7 +434,7 @@ TEST(Multigrid, CyclesSmoothersBoundsAndStandaloneMultigridConverge) {
   const std::vector<std::pair<std::string, Parameters>> options = {
       {"cg", {{"mg_cycle", "w"}}},
       {"gmres", {{"mg_cycle", "f"}}},
-      {"cg", {{"mg_degree", "2"}, {"mg_sweeps", "2"}}},
+      {"cg", {{"mg_degree", "2"}, {"mg_sweeps", "2"}, {"mg_sweep_loop", "columns"}}},
       {"cg", {{"mg_estimate", "setup"}, {"mg_sweep_loop", "cells"}}},
       {"cg", {{"mg_estimate", "structure"}, {"mg_coarse_cells", "8"}}},
       {"richardson", {}},

@@ -54,10 +54,9 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     require(cycle == "v" || cycle == "w" || cycle == "f",
             "mg_cycle must be 'v', 'w' or 'f', got '", cycle, "'");
     cycle_ = cycle == "v" ? Cycle::V : cycle == "w" ? Cycle::W : Cycle::F;
-    const std::string loop = parameters.getString("mg_sweep_loop", "auto");
-    require(loop == "auto" || loop == "cells",
-            "mg_sweep_loop must be 'auto' or 'cells', got '", loop, "'");
-    columns_ = loop == "auto";
+    loop_ = parameters.getString("mg_sweep_loop", "auto");
+    require(loop_ == "auto" || loop_ == "cells" || loop_ == "columns",
+            "mg_sweep_loop must be 'auto', 'cells' or 'columns', got '", loop_, "'");
     const std::string estimate = parameters.getString("mg_estimate", "gershgorin");
     require(estimate == "gershgorin" || estimate == "setup" || estimate == "structure",
             "mg_estimate must be 'gershgorin', 'setup' or 'structure', got '", estimate,
@@ -195,6 +194,18 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     if (coarse_) coarse_->setup(*grids_.back());
   }
 
+  /// Whether level l sweeps by column chunks: mg_sweep_loop "columns", or "auto" on a
+  /// device for a level of more than 2^26 cells (on the H200 the chunks lost at 256^3,
+  /// 85 against 72 microseconds a step on average, and won at 512^3, a V-cycle in 20.8
+  /// against 22.3 ms; perf/RESULTS.md, 2026-12-04, run 16).
+  bool columns(int l) const {
+    if (loop_ != "auto") return loop_ == "columns";
+    const bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                   typename ExecSpace::memory_space>::accessible;
+    return !host && grids_[l]->numCells() > (Ordinal(1) << 26);
+  }
+
   /// Chebyshev's Lanczos estimate of D^-1 A's largest eigenvalue on level.
   double lanczosEstimate(int level) {
     const auto& inverse = inverses_[level];
@@ -218,7 +229,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     transfers_.clear();
     sweeps_.clear();
     for (int l = 0; l < n; ++l)
-      sweeps_.push_back(std::make_unique<LevelSweeps<ExecSpace>>(*grids_[l], columns_));
+      sweeps_.push_back(std::make_unique<LevelSweeps<ExecSpace>>(*grids_[l], columns(l)));
     for (int l = 0; l + 1 < n; ++l)
       transfers_.push_back(
           std::make_unique<GridTransfer<ExecSpace>>(*grids_[l], *grids_[l + 1]));
@@ -250,7 +261,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   int degree_, sweepCount_, coarseCells_, coarseDegree_, maxLevels_;
   Cycle cycle_;
-  bool columns_;  // mg_sweep_loop
+  std::string loop_;  // mg_sweep_loop
   Estimate estimate_;
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids_;
   std::vector<std::unique_ptr<LevelSweeps<ExecSpace>>> sweeps_;

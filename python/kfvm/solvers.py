@@ -16,10 +16,11 @@ class Solver:
     none, ilu0, block-jacobi, chebyshev, mg; Trilinos' names for Trilinos solvers),
     chebyshev_degree, chebyshev_eigen_iterations, chebyshev_boost, chebyshev_ratio,
     chebyshev_estimate (chebyshev), mg_degree, mg_sweeps, mg_coarse_cells,
-    mg_coarse_degree, mg_levels, mg_cycle, mg_estimate, mg_sweep_loop (mg: geometric
-    multigrid on the grid, one process), restart (gmres, fgmres). ``matrix_free=True`` solves with the
-    matrix-free stencil instead of the assembled matrix (kfvm's own methods, with a
-    preconditioner that needs no matrix: jacobi, chebyshev, mg, none). A bad name or
+    mg_coarse_degree, mg_levels, mg_cycle, mg_estimate, mg_sweep_loop, mg_smoother (mg:
+    geometric multigrid on the grid, one process), restart (gmres, fgmres).
+    ``matrix_free=True`` solves with the matrix-free stencil instead of the assembled
+    matrix (kfvm's own methods, with a preconditioner that needs no matrix: jacobi,
+    chebyshev, mg, none). A bad name or
     parameter raises kfvm.Error when the solver is first used.
     """
 

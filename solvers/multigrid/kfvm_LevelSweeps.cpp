@@ -97,6 +97,31 @@ struct LevelScaledJacobi {
   }
 };
 
+/// The cells of one colour: x_i += (b - A x)_i / A_ii (fromZero: x_i = b_i / A_ii, the
+/// other colour 0).
+template <class ExecSpace>
+struct LevelGaussSeidel {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> b, x;
+  int color;
+  bool fromZero;
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    if (((idx[0] + idx[1] + idx[2]) & 1) != color) {
+      if (fromZero) x(cell) = 0;
+      return;
+    }
+    if (fromZero) {
+      x(cell) = b(cell) / g.diagonal(cell, idx);
+      return;
+    }
+    Real diagonal;
+    const Real residual = b(cell) - g.product(cell, idx, x, diagonal);
+    x(cell) += residual / diagonal;
+  }
+};
+
 }  // namespace Details
 
 template <class ExecSpace>
@@ -138,6 +163,15 @@ void LevelSweeps<ExecSpace>::scaledJacobi(const Vector<ExecSpace>& b,
                                           const Vector<ExecSpace>& x, Real scale) const {
   forEachIndex("kfvm::LevelSweeps::scaledJacobi", ExecSpace(), level_->numCells(),
                Details::LevelScaledJacobi<ExecSpace>{{level_->data()}, b, x, scale});
+}
+
+template <class ExecSpace>
+void LevelSweeps<ExecSpace>::gaussSeidel(const Vector<ExecSpace>& b,
+                                         const Vector<ExecSpace>& x, int color,
+                                         bool fromZero) const {
+  forEachIndex(
+      "kfvm::LevelSweeps::gaussSeidel", ExecSpace(), level_->numCells(),
+      Details::LevelGaussSeidel<ExecSpace>{{level_->data()}, b, x, color, fromZero});
 }
 
 template <class ExecSpace>

@@ -6,8 +6,9 @@
 
 namespace kfvm {
 
-/// The sweeps of multigrid over one GridLevel, each one kernel: the residual, and the
-/// steps of a Jacobi-preconditioned Chebyshev iteration in its three-term form
+/// The sweeps of multigrid over one GridLevel, each one kernel: the residual, the halves
+/// of a red-black Gauss-Seidel sweep, and the steps of a Jacobi-preconditioned
+/// Chebyshev iteration in its three-term form
 /// (x_next = x + a (x - x_previous) + c D^-1 (b - A x): 4 vectors a step, no
 /// direction vector). A uniform 3D level (GridLevel::Data::uniform) runs them in column
 /// chunks (StencilColumnTiles, as StencilOperator's Columns loop): a chunk inside the
@@ -26,6 +27,11 @@ class LevelSweeps {
   /// x = scale D^-1 b (a Chebyshev iteration's first step from x = 0).
   void scaledJacobi(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
                     Real scale) const;
+  /// One half of a red-black Gauss-Seidel sweep, in place: the cells of colour color
+  /// (the parity of i + j + k) take x_i += (b - A x)_i / A_ii, reading only the other
+  /// colour. fromZero: x is taken as 0 and written everywhere (the other colour 0).
+  void gaussSeidel(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x, int color,
+                   bool fromZero) const;
   /// next = x + a (x - previous) + c D^-1 (b - A x). With a = 0 previous is not read;
   /// an empty previous stands for 0. next may be previous (updated in place), not x.
   void chebyshevStep(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,

@@ -31,6 +31,7 @@ template <class ExecSpace>
 class Multigrid final : public Preconditioner<ExecSpace> {
   enum class Cycle { V, W, F };
   enum class Estimate { Gershgorin, Setup, Structure };
+  enum class Smoother { Chebyshev, GaussSeidel };
 
  public:
   explicit Multigrid(const Parameters& parameters)
@@ -54,6 +55,10 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     require(cycle == "v" || cycle == "w" || cycle == "f",
             "mg_cycle must be 'v', 'w' or 'f', got '", cycle, "'");
     cycle_ = cycle == "v" ? Cycle::V : cycle == "w" ? Cycle::W : Cycle::F;
+    const std::string smoother = parameters.getString("mg_smoother", "chebyshev");
+    require(smoother == "chebyshev" || smoother == "gauss-seidel",
+            "mg_smoother must be 'chebyshev' or 'gauss-seidel', got '", smoother, "'");
+    smoother_ = smoother == "chebyshev" ? Smoother::Chebyshev : Smoother::GaussSeidel;
     loop_ = parameters.getString("mg_sweep_loop", "auto");
     require(loop_ == "auto" || loop_ == "cells" || loop_ == "columns",
             "mg_sweep_loop must be 'auto', 'cells' or 'columns', got '", loop_, "'");
@@ -85,8 +90,13 @@ class Multigrid final : public Preconditioner<ExecSpace> {
       solveCoarsest(b, out, zeroGuess);
       return;
     }
-    Vector<ExecSpace> x =
-        smooth(level, b, zeroGuess ? Vector<ExecSpace>() : out, nullptr, degree_, 30);
+    // Gauss-Seidel works in out itself; Chebyshev in the level's scratch vectors.
+    const bool gaussSeidel = smoother_ == Smoother::GaussSeidel;
+    if (gaussSeidel) redBlack(level, b, out, zeroGuess, true);
+    Vector<ExecSpace> x = gaussSeidel
+                              ? out
+                              : smooth(level, b, zeroGuess ? Vector<ExecSpace>() : out,
+                                       nullptr, degree_, 30);
     const int visits = kind == Cycle::W && level + 2 < levels() ? 2 : 1;
     for (int v = 0; v < visits; ++v) {
       sweeps_[level]->residual(b, x, residuals_[level]);
@@ -94,7 +104,21 @@ class Multigrid final : public Preconditioner<ExecSpace> {
       cycle(level + 1, rhs_[level + 1], solutions_[level + 1], true, kind);
       transfers_[level]->prolongAdd(solutions_[level + 1], x);
     }
-    smooth(level, b, x, &out, degree_, 30);
+    if (gaussSeidel)
+      redBlack(level, b, out, false, false);
+    else
+      smooth(level, b, x, &out, degree_, 30);
+  }
+
+  /// mg_sweeps red-black Gauss-Seidel sweeps on level, in place in x (from 0 when
+  /// fromZero): red then black forward, black then red backward, so that a V-cycle with
+  /// forward pre- and backward post-smoothing is symmetric.
+  void redBlack(int level, const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                bool fromZero, bool forward) const {
+    for (int s = 0; s < sweepCount_; ++s)
+      for (int half = 0; half < 2; ++half)
+        sweeps_[level]->gaussSeidel(b, x, forward ? half : 1 - half,
+                                    fromZero && s == 0 && half == 0);
   }
 
   /// Full multigrid: b restricted to every level, the coarsest solved, then on each finer
@@ -261,6 +285,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   int degree_, sweepCount_, coarseCells_, coarseDegree_, maxLevels_;
   Cycle cycle_;
+  Smoother smoother_;
   std::string loop_;  // mg_sweep_loop
   Estimate estimate_;
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids_;

@@ -48,8 +48,9 @@ std::set<std::string> preconditionerParameters(const std::string& name) {
     return {"chebyshev_degree", "chebyshev_eigen_iterations", "chebyshev_boost",
             "chebyshev_ratio", "chebyshev_estimate"};
   if (name == "mg")
-    return {"mg_degree", "mg_sweeps", "mg_coarse_cells", "mg_coarse_degree",
-            "mg_levels", "mg_cycle",  "mg_estimate",     "mg_sweep_loop"};
+    return {"mg_degree",        "mg_sweeps",     "mg_coarse_cells",
+            "mg_coarse_degree", "mg_levels",     "mg_cycle",
+            "mg_estimate",      "mg_sweep_loop", "mg_smoother"};
   return {};
 }
 

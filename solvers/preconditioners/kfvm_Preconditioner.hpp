@@ -84,8 +84,10 @@ class Preconditioner {
 ///    BiCGStab or richardson, not CG), mg_estimate ("gershgorin": each level's bound of
 ///    D^-1 A's eigenvalues from its rows at every setup, the default; "setup" or
 ///    "structure": chebyshev's Lanczos estimate, at every setup or when the structure
-///    changes), mg_sweep_loop ("auto": column chunks on a device for uniform 3D levels of
-///    more than 2^26 cells, else cell by cell; "cells"; "columns").
+///    changes), mg_smoother ("chebyshev", the default, or "gauss-seidel": red-black,
+///    mg_sweeps sweeps forward before and backward after, symmetric), mg_sweep_loop
+///    ("auto": column chunks on a device for uniform 3D levels of more than 2^26 cells,
+///    else cell by cell; "cells"; "columns").
 /// An unknown name or a bad value is a kfvm::Error naming it.
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(

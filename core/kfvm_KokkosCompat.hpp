@@ -87,8 +87,9 @@ struct Sums {
 };
 
 /// Maxima of several values in one reduction (a multigrid level's summary), by the same
-/// route as Sums: Kokkos::Sum joins with +=, which here keeps the larger of each pair.
-/// Its identity (reduction_identity below) is the lowest value.
+/// route as Sums: Kokkos::Sum joins with +=, which here keeps the larger of each pair,
+/// and a NaN over any number once it is there (a NaN among the values is seen). Its
+/// identity (reduction_identity below) is the lowest value.
 template <int N>
 struct Maxima {
   double value[N];
@@ -98,16 +99,18 @@ struct Maxima {
   }
   KOKKOS_INLINE_FUNCTION Maxima& operator+=(const Maxima& other) {
     for (int i = 0; i < N; ++i)
-      if (other.value[i] > value[i]) value[i] = other.value[i];
+      if (other.value[i] != other.value[i] || other.value[i] > value[i])
+        value[i] = other.value[i];
     return *this;
   }
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile Maxima& other) volatile {
     for (int i = 0; i < N; ++i)
-      if (other.value[i] > value[i]) value[i] = other.value[i];
+      if (other.value[i] != other.value[i] || other.value[i] > value[i])
+        value[i] = other.value[i];
   }
-  /// value[i] = max(value[i], x).
+  /// value[i] = max(value[i], x); NaN when x is.
   KOKKOS_INLINE_FUNCTION void raise(int i, double x) {
-    if (x > value[i]) value[i] = x;
+    if (x != x || x > value[i]) value[i] = x;
   }
 };
 

@@ -484,6 +484,13 @@ TEST(Multigrid, BadParametersAndOperatorsWithoutAGridAreErrors) {
   const MatrixOperator<Space> matrix(assembler.matrix());
   auto mg = makePreconditioner<Space>("mg");
   expectError([&] { mg->setup(matrix); }, {"mg preconditioner", "CRS matrix"});
+  // A NaN in the operator's diagonal reaches the level's summary: an error, not a
+  // silent smoother (the assembler refuses NaN coefficients before this).
+  std::vector<double> nanDiagonal(std::size_t(mesh.numCells()), 4.0);
+  nanDiagonal[5] = std::nan("");
+  const auto diagonal = toDevice(nanDiagonal);
+  GridLevel<Space> level(mesh.grid());
+  expectError([&] { level.refresh(assembler, diagonal); }, {"non-finite", "4 x 4"});
 }
 
 }  // namespace

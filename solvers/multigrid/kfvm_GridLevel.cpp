@@ -61,8 +61,8 @@ struct LevelSummary {
     const Real diagonal = g.d.diagonal(cell);
     Real off = 0;
     for (int a = 0; a < g.d.dimension; ++a) {
-      if (idx[a] > 0) off += g.d.faces(g.face(a, idx, 0));
-      if (idx[a] + 1 < g.d.cells[a]) off += g.d.faces(g.face(a, idx, 1));
+      if (idx[a] > 0) off += Compat::abs(g.d.faces(g.face(a, idx, 0)));
+      if (idx[a] + 1 < g.d.cells[a]) off += Compat::abs(g.d.faces(g.face(a, idx, 1)));
     }
     m.raise(0, 1 + off / diagonal);
     if (!g.inside(idx)) return;

@@ -4,12 +4,14 @@
 // rediscretized coarser grids down to `mg_coarse_cells` cells or fewer, linked by
 // GridTransfer (linear interpolation and its transpose). Each level is smoothed by a
 // Jacobi-preconditioned Chebyshev polynomial, each step one fused kernel of the level
-// (LevelSweeps::chebyshevStep: the product, the residual and the update); its interval
-// is [bound / 30, bound] with the level's Gershgorin bound of D^-1 A by default (no dot
-// product, no host round trip) or a Lanczos estimate. The coarsest level is solved
-// directly (CoarseSolve: the dense inverse, one kernel) when it is small enough, else by
-// a Chebyshev polynomial of degree `mg_coarse_degree` over [bound / 1000, bound]. One
-// cycle allocates nothing and never waits for the host.
+// (LevelSweeps::chebyshevStep: the product, the residual and the update), or by red-black
+// Gauss-Seidel; the polynomial's interval is [bound / 30, bound] with the level's
+// Gershgorin bound of D^-1 A by default (one reduction a level at setup, no dot product)
+// or a Lanczos estimate. The coarsest level is solved directly (CoarseSolve: the dense
+// inverse, one kernel) when it is small enough, else by a Chebyshev polynomial of degree
+// `mg_coarse_degree` over [bound / 1000, bound]. Convection enters every level by its
+// symmetric part (GridLevel's face form). One cycle allocates nothing and never waits
+// for the host.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CoarseSolve.hpp>

@@ -184,9 +184,8 @@ int solvePoisson(const CartesianGrid& grid, const std::string& preconditioner,
   const auto& rhs = problem.rhs;
   const MatrixFreeOperator<Space> op(*problem.assembler);
   Parameters parameters = extra;
-  parameters.set("tolerance", solverToleranceText(1e-8))
-      .set("preconditioner", preconditioner)
-      .set("max_iterations", 2000);
+  if (!extra.has("tolerance")) parameters.set("tolerance", solverToleranceText(1e-8));
+  parameters.set("preconditioner", preconditioner).set("max_iterations", 2000);
   auto solver = makeLinearSolver<Space>(method, parameters);
   solver->setOperator(op);
   Vector<Space> solution("x", mesh.numCells());
@@ -448,7 +447,12 @@ TEST(Multigrid, CyclesSmoothersBoundsAndStandaloneMultigridConverge) {
       {"richardson", {{"mg_smoother", "gauss-seidel"}, {"mg_sweeps", "2"}}},
       {"richardson", {}},
       {"richardson", {{"mg_cycle", "f"}}}};
-  for (const auto& [method, parameters] : options) {
+  for (const auto& [method, given] : options) {
+    // GMRES and richardson stop on the true residual, whose floor in float lies near
+    // float's 1e-6 (measured 1.6e-6 against a target of 1.5e-6): 1e-5 there.
+    Parameters parameters = given;
+    if (method != "cg" && sizeof(Real) < sizeof(double))
+      parameters.set("tolerance", "1e-5");
     std::vector<double> x;
     const int it = solvePoisson(grid, "mg", x, parameters, method);
     std::string what = method;

@@ -2,6 +2,7 @@
 #include <kfvm_Error.hpp>
 
 #include <limits>
+#include <utility>
 
 namespace kfvm {
 
@@ -89,6 +90,35 @@ Decomposition Decomposition::withProcessGrid(int dimension, std::array<int, 3> c
   return Decomposition(dimension, cells, grid);
 }
 
+Decomposition Decomposition::withBlocks(int dimension,
+                                        std::array<std::vector<int>, 3> firsts) {
+  std::array<int, 3> cells{}, processes{};
+  for (int a = 0; a < 3; ++a) {
+    const auto& f = firsts[a];
+    require(f.size() >= 2 && f.front() == 0,
+            "decomposition: the block starts along axis ", a,
+            " must begin at 0 and end at the cell count");
+    for (std::size_t p = 1; p < f.size(); ++p)
+      require(f[p] > f[p - 1], "decomposition: the block starts along axis ", a,
+              " do not rise (", f[p - 1], " then ", f[p], ")");
+    cells[a] = f.back();
+    processes[a] = int(f.size()) - 1;
+    require(a < dimension || processes[a] == 1, "decomposition: a ", dimension,
+            "D grid split along axis ", a);
+  }
+  requireShape(dimension, cells);
+  Decomposition d(dimension, cells, processes);
+  d.firsts_ = std::move(firsts);
+  return d;
+}
+
+int Decomposition::firstAlong(int axis, int p) const {
+  require(axis >= 0 && axis < 3 && p >= 0 && p <= processes_[axis],
+          "decomposition: no block ", p, " along axis ", axis);
+  return firsts_[axis].empty() ? firstOf(cells_[axis], processes_[axis], p)
+                               : firsts_[axis][std::size_t(p)];
+}
+
 void Decomposition::requireRank(int rank) const {
   require(rank >= 0 && rank < numRanks(), "decomposition: rank ", rank,
           " is out of range for ", numRanks(), " ranks");
@@ -119,8 +149,8 @@ Decomposition::Block Decomposition::block(int rank) const {
   const auto c = coordinatesOf(rank);
   Block b;
   for (int a = 0; a < 3; ++a) {
-    b.first[a] = firstOf(cells_[a], processes_[a], c[a]);
-    b.count[a] = firstOf(cells_[a], processes_[a], c[a] + 1) - b.first[a];
+    b.first[a] = firstAlong(a, c[a]);
+    b.count[a] = firstAlong(a, c[a] + 1) - b.first[a];
   }
   return b;
 }
@@ -142,6 +172,12 @@ int Decomposition::ownerOf(const std::array<int, 3>& cell) const {
     require(cell[a] >= 0 && cell[a] < cells_[a], "decomposition: cell index ", cell[a],
             " along axis ", a, " is outside the grid's ", cells_[a], " cells");
     const int n = cells_[a], P = processes_[a];
+    if (!firsts_[a].empty()) {  // the last block starting at or before the cell
+      int p = 0;
+      while (p + 1 < P && firsts_[a][std::size_t(p + 1)] <= cell[a]) ++p;
+      c[a] = p;
+      continue;
+    }
     const int base = n / P, extra = n % P;
     // The first `extra` blocks hold base + 1 cells.
     c[a] = cell[a] < extra * (base + 1) ? cell[a] / (base + 1)

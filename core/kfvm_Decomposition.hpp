@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace kfvm {
 
@@ -35,6 +36,13 @@ class Decomposition {
   static Decomposition withProcessGrid(int dimension, std::array<int, 3> cells, int ranks,
                                        std::array<int, 3> processGrid);
 
+  /// Given blocks: along axis a, the process grid's p-th block starts at cell
+  /// firsts[a][p]; firsts[a] has one entry per rank along a and a last one, the cell
+  /// count (multigrid's coarse levels: a split whose blocks are the halves of a finer
+  /// level's). Throws kfvm::Error naming the axis when the entries do not rise from 0 to
+  /// the cell count in steps of at least 1, or an axis beyond dimension is split.
+  static Decomposition withBlocks(int dimension, std::array<std::vector<int>, 3> firsts);
+
   int dimension() const { return dimension_; }
   int numRanks() const { return processes_[0] * processes_[1] * processes_[2]; }
   const std::array<int, 3>& cells() const { return cells_; }
@@ -48,6 +56,8 @@ class Decomposition {
   int neighbour(int rank, int axis, int side) const;
 
   Block block(int rank) const;
+  /// The first cell of the p-th block along axis (p = the ranks along it: the count).
+  int firstAlong(int axis, int p) const;
   /// Global id of the cell at index local (0-based, within the block) of rank's block.
   std::int64_t globalCell(int rank, const std::array<int, 3>& local) const;
   /// The rank owning global cell index (i, j, k).
@@ -59,6 +69,7 @@ class Decomposition {
 
   int dimension_;
   std::array<int, 3> cells_, processes_;
+  std::array<std::vector<int>, 3> firsts_;  // withBlocks(); empty: the balanced split
 };
 
 }  // namespace kfvm

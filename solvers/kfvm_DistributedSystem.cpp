@@ -98,7 +98,8 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
                                                 const Decomposition& decomposition,
                                                 MPI_Comm comm, GpuAwareMpi mode,
                                                 int ghostLayers)
-    : decomposition_(decomposition),
+    : grid_(grid),
+      decomposition_(decomposition),
       comm_(comm),
       halo_(decomposition, comm, mode, ghostLayers),
       ghostLayers_(ghostLayers),
@@ -146,6 +147,7 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
   operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
                                                                stepper_->assembler());
+  operator_->setGrid(grid_);  // for multigrid
   stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered

@@ -115,6 +115,7 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   SolverReport solveOwnedRows(LinearSolver<ExecSpace>& solver, const Vector<ExecSpace>& b,
                               const Vector<ExecSpace>& x);
 
+  CartesianGrid grid_;  // the global one
   Decomposition decomposition_;
   MPI_Comm comm_;
   HaloExchange<ExecSpace> halo_;

@@ -112,5 +112,37 @@ TEST(Decomposition, MoreRanksThanCellsOrABadProcessGridAreClearErrors) {
   expectError([&] { d.ownerOf({8, 0, 0}); }, {"cell index 8 along axis 0 is outside"});
 }
 
+// Multigrid's coarse splits: blocks given by their starts, owners and neighbours as
+// for the balanced split.
+TEST(Decomposition, GivenBlocksAreTheSplitAndBadStartsAreErrors) {
+  using Starts = std::array<std::vector<int>, 3>;
+  const auto d = Decomposition::withBlocks(2, Starts{{{0, 3, 8}, {0, 2, 4, 5}, {0, 1}}});
+  EXPECT_EQ(d.numRanks(), 6);
+  EXPECT_EQ(d.processGrid(), (std::array<int, 3>{2, 3, 1}));
+  EXPECT_EQ(d.cells(), (std::array<int, 3>{8, 5, 1}));
+  const auto b = d.block(3);  // process (1, 1)
+  EXPECT_EQ(b.first, (std::array<int, 3>{3, 2, 0}));
+  EXPECT_EQ(b.count, (std::array<int, 3>{5, 2, 1}));
+  EXPECT_EQ(d.ownerOf({2, 4, 0}), 4);
+  EXPECT_EQ(d.ownerOf({3, 1, 0}), 1);
+  EXPECT_EQ(d.neighbour(3, 1, 1), 5);
+  EXPECT_EQ(d.firstAlong(1, 3), 5);
+  expectError(
+      [] {
+        Decomposition::withBlocks(1, Starts{{{0, 4, 4}, {0, 1}, {0, 1}}});
+      },
+      {"do not rise (4 then 4)"});
+  expectError(
+      [] {
+        Decomposition::withBlocks(1, Starts{{{1, 4}, {0, 1}, {0, 1}}});
+      },
+      {"must begin at 0"});
+  expectError(
+      [] {
+        Decomposition::withBlocks(1, Starts{{{0, 4}, {0, 1, 2}, {0, 1}}});
+      },
+      {"split along axis 1"});
+}
+
 }  // namespace
 }  // namespace kfvm::Test

@@ -41,27 +41,40 @@ void CoarseSolve<ExecSpace>::setup(const GridLevel<ExecSpace>& level) {
           level.description(), " is not the level of ", matrix_.extent(0), " cells");
   level.dense(matrix_);
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), matrix_);
-  // Cholesky, in double: L in the lower triangle of l (row-major).
+  std::vector<double> values(std::size_t(n) * n);
+  for (Ordinal i = 0; i < n; ++i)
+    for (Ordinal j = 0; j < n; ++j) values[std::size_t(i) * n + j] = double(a(i, j));
+  const auto inverted = invert(values, n, "the " + level.description());
+  auto inverse = Kokkos::create_mirror_view(inverse_);
+  for (Ordinal i = 0; i < n; ++i)
+    for (Ordinal j = 0; j < n; ++j)
+      inverse(i, j) = Real(inverted[std::size_t(i) * n + j]);
+  Kokkos::deep_copy(inverse_, inverse);
+}
+
+template <class ExecSpace>
+std::vector<double> CoarseSolve<ExecSpace>::invert(const std::vector<double>& a,
+                                                   Ordinal n, const std::string& what) {
+  // Cholesky: L in the lower triangle of l (row-major).
   std::vector<double> l(std::size_t(n) * n, 0.0);
   const auto at = [n](Ordinal i, Ordinal j) {
     return std::size_t(i) * n + j;
   };
   for (Ordinal j = 0; j < n; ++j) {
-    double pivot = double(a(j, j));
+    double pivot = a[at(j, j)];
     for (Ordinal k = 0; k < j; ++k) pivot -= l[at(j, k)] * l[at(j, k)];
-    require(pivot > 0 && std::isfinite(pivot), "CoarseSolve: the ", level.description(),
+    require(pivot > 0 && std::isfinite(pivot), "CoarseSolve: ", what,
             " is not symmetric positive definite (Cholesky pivot ", pivot, " at row ", j,
             ")");
     l[at(j, j)] = std::sqrt(pivot);
     for (Ordinal i = j + 1; i < n; ++i) {
-      double value = 0.5 * (double(a(i, j)) + double(a(j, i)));
+      double value = 0.5 * (a[at(i, j)] + a[at(j, i)]);
       for (Ordinal k = 0; k < j; ++k) value -= l[at(i, k)] * l[at(j, k)];
       l[at(i, j)] = value / l[at(j, j)];
     }
   }
   // The inverse, column by column: L y = e_c, then L^T x = y.
-  auto inverse = Kokkos::create_mirror_view(inverse_);
-  std::vector<double> y(n);
+  std::vector<double> inverse(std::size_t(n) * n, 0.0), y(std::size_t(n), 0.0);
   for (Ordinal c = 0; c < n; ++c) {
     for (Ordinal i = 0; i < n; ++i) {
       double value = i == c ? 1.0 : 0.0;
@@ -73,9 +86,9 @@ void CoarseSolve<ExecSpace>::setup(const GridLevel<ExecSpace>& level) {
       for (Ordinal k = i + 1; k < n; ++k) value -= l[at(k, i)] * y[k];
       y[i] = value / l[at(i, i)];
     }
-    for (Ordinal i = 0; i < n; ++i) inverse(i, c) = Real(y[i]);
+    for (Ordinal i = 0; i < n; ++i) inverse[at(i, c)] = y[i];
   }
-  Kokkos::deep_copy(inverse_, inverse);
+  return inverse;
 }
 
 template <class ExecSpace>

@@ -3,6 +3,9 @@
 
 #include <kfvm_GridLevel.hpp>
 
+#include <string>
+#include <vector>
+
 namespace kfvm {
 
 /// The direct solve of multigrid's coarsest level: its dense matrix (GridLevel::dense(),
@@ -22,6 +25,12 @@ class CoarseSolve {
   void setup(const GridLevel<ExecSpace>& level);
   /// x = A^-1 b.
   void apply(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) const;
+
+  /// The inverse of the symmetric positive definite n x n matrix a (row-major, host; its
+  /// symmetric part), by Cholesky in double. A pivot that is not positive is a
+  /// kfvm::Error naming what (the matrix) and the row.
+  static std::vector<double> invert(const std::vector<double>& a, Ordinal n,
+                                    const std::string& what);
 
  private:
   DeviceView<Real**, ExecSpace> matrix_, inverse_;

@@ -58,6 +58,8 @@ struct LevelSummary {
   KOKKOS_FUNCTION void operator()(Ordinal cell, Maxima& m) const {
     int idx[3];
     g.d.grid.indices(cell, idx);
+    for (int a = 0; a < 3; ++a)  // owned rows only (ghost rows are partial)
+      if (idx[a] < g.d.ownedBegin[a] || idx[a] >= g.d.ownedEnd[a]) return;
     const Real diagonal = g.d.diagonal(cell);
     Real off = 0;
     for (int a = 0; a < g.d.dimension; ++a) {
@@ -91,24 +93,40 @@ struct LevelMassFromDiagonal {
   }
 };
 
-/// The fine cells of a coarse one along each axis: first and count (1 or 2).
+/// The fine cells of a coarse one along each axis: first and count (1 or 2; fewer at
+/// the edge of a rank's ghosted block, where the others belong to no local cell).
 template <class ExecSpace>
 struct Children {
-  int fineCells[3];
+  int fineCells[3], fineFirst[3], fineGlobal[3], coarseFirst[3];
   bool coarsened[3];
   KOKKOS_INLINE_FUNCTION void range(int axis, int coarse, int& first, int& count) const {
-    if (!coarsened[axis]) {
-      first = coarse;
-      count = 1;
-      return;
+    const int global = coarse + coarseFirst[axis];
+    int fine = global, n = 1;
+    if (coarsened[axis]) {
+      fine = 2 * global;
+      n = fine + 1 < fineGlobal[axis] ? 2 : 1;
     }
-    first = 2 * coarse;
-    count = first + 1 < fineCells[axis] ? 2 : 1;
+    int lo = fine - fineFirst[axis], hi = lo + n;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > fineCells[axis] ? fineCells[axis] : hi;
+    first = lo;
+    count = hi > lo ? hi - lo : 0;
+  }
+  /// The fine face (local index along axis) on coarse face `along` (local), or -1 when
+  /// it is outside the fine block.
+  KOKKOS_INLINE_FUNCTION int face(int axis, int along, int coarseGlobal) const {
+    const int global = along + coarseFirst[axis];
+    const int fine = !coarsened[axis]         ? global
+                     : global == coarseGlobal ? fineGlobal[axis]
+                                              : 2 * global;
+    const int local = fine - fineFirst[axis];
+    return local < 0 || local > fineCells[axis] ? -1 : local;
   }
 };
 
 /// A coarse level's faces: inside, the fine faces' c d summed, over the coarse d; on the
-/// boundary, their theta D A summed and their Robin a and b averaged.
+/// boundary, their theta D A summed and their Robin a and b averaged; on a side facing
+/// another rank, none (0, and a Neumann slot).
 template <class ExecSpace>
 struct CoarseFaces {
   LevelGeometry<ExecSpace> fine, coarse;
@@ -120,14 +138,26 @@ struct CoarseFaces {
     int idx[3] = {int(local % counts[0]), int((local / counts[0]) % counts[1]),
                   int(local / (Ordinal(counts[0]) * counts[1]))};
     const int along = idx[axis];
-    const int fineAlong = !children.coarsened[axis]       ? along
-                          : along == coarse.d.cells[axis] ? fine.d.cells[axis]
-                                                          : 2 * along;
+    const int fineAlong = children.face(axis, along, coarse.d.global[axis]);
     int first[3] = {0, 0, 0}, count[3] = {1, 1, 1};
     for (int b = 0; b < coarse.d.dimension; ++b)
       if (b != axis) children.range(b, idx[b], first[b], count[b]);
     const bool boundary = along == 0 || along == coarse.d.cells[axis];
     const int upper = along == 0 ? 0 : 1;
+    const int globalAlong = along + coarse.d.first[axis];
+    const Ordinal face = coarse.d.firstFace[axis] + local;
+    if (fineAlong < 0 ||
+        (boundary && globalAlong != 0 && globalAlong != coarse.d.global[axis])) {
+      coarse.d.faces(face) = 0;  // beyond the fine block, or facing another rank
+      if (boundary) {
+        int cell[3] = {idx[0], idx[1], idx[2]};
+        cell[axis] = upper ? coarse.d.cells[axis] - 1 : 0;
+        const Ordinal s = coarse.slot(axis, cell, upper);
+        coarse.d.robinA(s) = 0;
+        coarse.d.robinB(s) = 1;
+      }
+      return;
+    }
     Real sum = 0, a = 0, b = 0;
     int f[3], faces = 0;
     f[axis] = fineAlong;  // face(axis, f, 0) is then the fine face, the last one too
@@ -147,14 +177,13 @@ struct CoarseFaces {
             ++faces;
           }
         }
-    const Ordinal face = coarse.d.firstFace[axis] + local;
     if (boundary) {
       int cell[3] = {idx[0], idx[1], idx[2]};
       cell[axis] = upper ? coarse.d.cells[axis] - 1 : 0;
       const Ordinal s = coarse.slot(axis, cell, upper);
       coarse.d.faces(face) = sum;
-      coarse.d.robinA(s) = a / Real(faces);
-      coarse.d.robinB(s) = b / Real(faces);
+      coarse.d.robinA(s) = faces > 0 ? a / Real(faces) : Real(0);
+      coarse.d.robinB(s) = faces > 0 ? b / Real(faces) : Real(1);
     } else {
       coarse.d.faces(face) =
           sum * fine.d.distances[axis](fineAlong) / coarse.d.distances[axis](along);
@@ -199,7 +228,10 @@ Children<ExecSpace> childrenOf(const GridLevel<ExecSpace>& fine,
   Children<ExecSpace> c{};
   for (int a = 0; a < 3; ++a) {
     c.fineCells[a] = fine.cells()[a];
-    c.coarsened[a] = coarse.cells()[a] != fine.cells()[a];
+    c.fineFirst[a] = fine.placement().first[a];
+    c.fineGlobal[a] = fine.placement().global[a];
+    c.coarseFirst[a] = coarse.placement().first[a];
+    c.coarsened[a] = coarse.placement().global[a] != fine.placement().global[a];
   }
   return c;
 }
@@ -223,18 +255,32 @@ inline std::vector<double> faceDistances(const std::vector<double>& v) {
 
 template <class ExecSpace>
 GridLevel<ExecSpace>::GridLevel(const CartesianGrid& grid)
-    : GridLevel(grid.dimension(),
-                {grid.vertices(0), grid.vertices(1), grid.vertices(2)}) {}
+    : GridLevel(grid.dimension(), {grid.vertices(0), grid.vertices(1), grid.vertices(2)},
+                Placement{}) {}
 
 template <class ExecSpace>
 GridLevel<ExecSpace>::GridLevel(int dimension,
-                                const std::array<std::vector<double>, 3>& vertices)
-    : dimension_(dimension), vertices_(vertices) {
+                                const std::array<std::vector<double>, 3>& vertices,
+                                const Placement& placement)
+    : dimension_(dimension), vertices_(vertices), placement_(placement) {
   Ordinal cellCount = 1;
   for (int a = 0; a < 3; ++a) {
     if (vertices_[a].size() < 2) vertices_[a] = {0.0, 1.0};  // an axis beyond dimension
     cells_[a] = int(vertices_[a].size()) - 1;
     cellCount *= cells_[a];
+    auto& p = placement_;
+    if (p.global[a] == 0) p.global[a] = cells_[a];
+    if (p.ownedEnd[a] == 0) p.ownedEnd[a] = cells_[a];
+    require(p.first[a] >= 0 && p.first[a] + cells_[a] <= p.global[a] &&
+                p.ownedBegin[a] >= 0 && p.ownedBegin[a] < p.ownedEnd[a] &&
+                p.ownedEnd[a] <= cells_[a],
+            "GridLevel: a block of ", cells_[a], " cells from ", p.first[a],
+            " along axis ", a, " (owned ", p.ownedBegin[a], " to ", p.ownedEnd[a],
+            ") does not fit a global level of ", p.global[a]);
+    data_.first[a] = p.first[a];
+    data_.global[a] = p.global[a];
+    data_.ownedBegin[a] = p.ownedBegin[a];
+    data_.ownedEnd[a] = p.ownedEnd[a];
   }
   space_ = VectorSpace<ExecSpace>(cellCount);
   const std::string name = "kfvm::GridLevel::";
@@ -274,30 +320,46 @@ bool GridLevel<ExecSpace>::canCoarsen() const {
 }
 
 template <class ExecSpace>
-GridLevel<ExecSpace> GridLevel<ExecSpace>::coarser() const {
-  require(canCoarsen(), "GridLevel::coarser: the ", description(),
-          " has one cell along every axis");
+std::array<std::vector<double>, 3> GridLevel<ExecSpace>::coarserVertices(
+    int dimension, const std::array<std::vector<double>, 3>& vertices,
+    const std::array<bool, 3>& allowed, std::array<bool, 3>& merged) {
   // Semi-coarsening: only the axes whose mean spacing is within twice the finest one's
   // (the strongly coupled directions of a grid of stretched cells), until the cells are
   // about as long along every axis.
   double finest = 0;
   std::array<double, 3> spacing{};
-  for (int a = 0; a < dimension_; ++a) {
-    if (cells_[a] == 1) continue;
-    spacing[a] = (vertices_[a].back() - vertices_[a].front()) / cells_[a];
+  const auto cells = [&](int a) {
+    return int(vertices[a].size()) - 1;
+  };
+  for (int a = 0; a < dimension; ++a) {
+    if (cells(a) <= 1) continue;
+    spacing[a] = (vertices[a].back() - vertices[a].front()) / cells(a);
     if (finest == 0 || spacing[a] < finest) finest = spacing[a];
   }
-  std::array<std::vector<double>, 3> vertices;
+  std::array<std::vector<double>, 3> coarse;
   for (int a = 0; a < 3; ++a) {
-    const auto& v = vertices_[a];
-    if (a >= dimension_ || cells_[a] == 1 || spacing[a] >= 2 * finest) {
-      vertices[a] = v;
+    const auto& v = vertices[a];
+    merged[a] = a < dimension && cells(a) > 1 && spacing[a] < 2 * finest && allowed[a];
+    if (!merged[a]) {
+      coarse[a] = v;
       continue;
     }
-    for (std::size_t i = 0; i < v.size(); i += 2) vertices[a].push_back(v[i]);
-    if (cells_[a] % 2 == 1) vertices[a].push_back(v.back());
+    for (std::size_t i = 0; i < v.size(); i += 2) coarse[a].push_back(v[i]);
+    if (cells(a) % 2 == 1) coarse[a].push_back(v.back());
   }
-  return GridLevel(dimension_, vertices);
+  return coarse;
+}
+
+template <class ExecSpace>
+GridLevel<ExecSpace> GridLevel<ExecSpace>::coarser() const {
+  require(canCoarsen(), "GridLevel::coarser: the ", description(),
+          " has one cell along every axis");
+  require(placement_.global == cells_, "GridLevel::coarser: the ", description(),
+          " is one rank's block");
+  std::array<bool, 3> merged{};
+  return GridLevel(dimension_,
+                   coarserVertices(dimension_, vertices_, {true, true, true}, merged),
+                   Placement{});
 }
 
 template <class ExecSpace>
@@ -326,9 +388,10 @@ void GridLevel<ExecSpace>::refresh(const Assembler<ExecSpace>& assembler,
 template <class ExecSpace>
 void GridLevel<ExecSpace>::refresh(const GridLevel& fine) {
   bool below = fine.dimension_ == dimension_;
-  for (int a = 0; a < 3; ++a)
-    below =
-        below && (cells_[a] == fine.cells_[a] || cells_[a] == (fine.cells_[a] + 1) / 2);
+  for (int a = 0; a < 3; ++a) {
+    const int n = fine.placement_.global[a], m = placement_.global[a];
+    below = below && (m == n || m == (n + 1) / 2);
+  }
   require(below, "GridLevel::refresh: the ", description(),
           " is not the next coarser level of the ", fine.description());
   const auto children = Details::childrenOf(fine, *this);

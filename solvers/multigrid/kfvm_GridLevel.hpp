@@ -34,26 +34,53 @@ namespace kfvm {
 ///
 /// Structure (allocation) at construction; refresh() takes new values and allocates
 /// nothing. Nothing here reads the mesh's face lists.
+///
+/// Across MPI ranks a level is one rank's block of the global level with its ghost
+/// layers (Placement): its cells are numbered over the ghosted block, the rows of its
+/// owned cells are the global level's rows (a coarse face between an owned and a ghost
+/// cell sums the fine faces on it, which the fine block holds), the ghost rows are
+/// partial and never used, and a side facing another rank is no boundary.
 template <class ExecSpace>
 class GridLevel final : public LinearOperator<ExecSpace> {
  public:
+  /// Where a level's cells lie in the global level: the global index of its cell 0,
+  /// the global level's cell counts (0: the level's own), and its owned cells' local
+  /// range (ownedEnd 0: every cell). One process: all defaults.
+  struct Placement {
+    std::array<int, 3> first{0, 0, 0}, global{0, 0, 0};
+    std::array<int, 3> ownedBegin{0, 0, 0}, ownedEnd{0, 0, 0};
+  };
+
   /// The level of grid's cells.
   explicit GridLevel(const CartesianGrid& grid);
+  /// A rank's ghosted block (its vertices) of a global level placed as placement says.
+  GridLevel(int dimension, const std::array<std::vector<double>, 3>& vertices,
+            const Placement& placement);
+
+  /// The vertices of the next coarser level of a grid with these vertices: cells merged
+  /// in pairs along the axes allowed with more than one cell whose mean spacing is below
+  /// twice the smallest one's, the last alone where the count is odd; merged[a] says
+  /// which axes were.
+  static std::array<std::vector<double>, 3> coarserVertices(
+      int dimension, const std::array<std::vector<double>, 3>& vertices,
+      const std::array<bool, 3>& allowed, std::array<bool, 3>& merged);
 
   /// True when some axis has more than one cell.
   bool canCoarsen() const;
   /// The next coarser level (structure only; the axes merged as above). Throws
-  /// kfvm::Error when !canCoarsen().
+  /// kfvm::Error when !canCoarsen(); one process only.
   GridLevel coarser() const;
 
   /// Values from assembler's last assemble(): its mesh must be this level's grid.
   /// diagonal holds the operator's diagonal (LinearOperator::diagonal()).
   void refresh(const Assembler<ExecSpace>& assembler, const Vector<ExecSpace>& diagonal);
-  /// Values from the next finer level (this == fine.coarser()'s structure).
+  /// Values from the next finer level (this == fine.coarser()'s structure; across ranks,
+  /// the same rank's block of the coarser global level).
   void refresh(const GridLevel& fine);
 
   /// An upper bound of the eigenvalues of D^-1 A from the last refresh (Gershgorin:
-  /// the largest 1 + (sum of a row's off-diagonal magnitudes) / its diagonal; at most 2).
+  /// the largest 1 + (sum of a row's off-diagonal magnitudes) / its diagonal; at most 2),
+  /// over the owned rows.
   double jacobiBound() const { return jacobiBound_; }
   /// A as a dense matrix (numCells() squared entries): for a direct solve of a small
   /// level.
@@ -67,6 +94,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   const std::array<int, 3>& cells() const { return cells_; }
   const std::vector<double>& vertices(int axis) const { return vertices_[axis]; }
   int dimension() const { return dimension_; }
+  const Placement& placement() const { return placement_; }
   Ordinal numCells() const { return space_.size(); }
 
   /// What the kernels read (Details).
@@ -79,6 +107,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     Ordinal patchFirst[6];                        // the first boundary slot of each patch
     DeviceView<Real*, ExecSpace> robinA, robinB;  // per boundary slot
     DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
+    int first[3], global[3], ownedBegin[3], ownedEnd[3];  // the Placement
     // True when the cells with neighbours on both sides along every axis have one
     // diagonal, and each of their faces along an axis one coefficient (to a relative
     // 64 epsilon): the kernels then read these numbers there instead of the arrays.
@@ -88,13 +117,13 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   const Data& data() const { return data_; }
 
  private:
-  GridLevel(int dimension, const std::array<std::vector<double>, 3>& vertices);
   /// After new values: the uniform numbers and the Jacobi bound (one reduction).
   void summarize();
 
   int dimension_;
   std::array<int, 3> cells_;
   std::array<std::vector<double>, 3> vertices_;
+  Placement placement_;
   Ordinal numFaces_ = 0;
   VectorSpace<ExecSpace> space_;
   Data data_;

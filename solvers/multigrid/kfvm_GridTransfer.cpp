@@ -3,6 +3,7 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_GridTransfer.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -96,8 +97,12 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
     const int n = fine.cells()[a], m = coarse.cells()[a];
     data_.fineCells[a] = n;
     data_.coarseCells[a] = m;
-    const bool merged = m != n;
-    require(merged ? m == (n + 1) / 2 : true, "GridTransfer: the ", coarse.description(),
+    // Across ranks: local indices from the blocks' first global cells.
+    const int fineFirst = fine.placement().first[a];
+    const int coarseFirst = coarse.placement().first[a];
+    const int N = fine.placement().global[a], M = coarse.placement().global[a];
+    const bool merged = M != N;
+    require(merged ? M == (N + 1) / 2 : true, "GridTransfer: the ", coarse.description(),
             " is not the next coarser level of the ", fine.description());
     const auto x = Details::centres(fine.vertices(a));
     const auto X = Details::centres(coarse.vertices(a));
@@ -105,7 +110,11 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
     std::vector<Real> weight(n, Real(0));  // in Real: R is exactly P^T
     std::vector<std::vector<std::pair<int, Real>>> sources(m);
     for (int i = 0; i < n; ++i) {
-      const int I = merged ? i / 2 : i;
+      // A fine ghost beyond the coarse block (none where the blocks are halves) takes
+      // the nearest coarse cell: ghost values are never used.
+      const int global = i + fineFirst;
+      const int I =
+          std::min(std::max((merged ? global / 2 : global) - coarseFirst, 0), m - 1);
       int J = I;
       if (merged) J = x[i] < X[I] ? I - 1 : x[i] > X[I] ? I + 1 : I;
       if (J < 0 || J >= m) J = I;

@@ -97,8 +97,8 @@ struct LevelScaledJacobi {
   }
 };
 
-/// The cells of one colour: x_i += (b - A x)_i / A_ii (fromZero: x_i = b_i / A_ii, the
-/// other colour 0).
+/// The cells of one colour (the parity of their global indices, the same across ranks):
+/// x_i += (b - A x)_i / A_ii (fromZero: x_i = b_i / A_ii, the other colour 0).
 template <class ExecSpace>
 struct LevelGaussSeidel {
   LevelGeometry<ExecSpace> g;
@@ -108,7 +108,8 @@ struct LevelGaussSeidel {
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     g.d.grid.indices(cell, idx);
-    if (((idx[0] + idx[1] + idx[2]) & 1) != color) {
+    const int sum = idx[0] + idx[1] + idx[2] + g.d.first[0] + g.d.first[1] + g.d.first[2];
+    if ((sum & 1) != color) {
       if (fromZero) x(cell) = 0;
       return;
     }

@@ -12,10 +12,25 @@
 // `mg_coarse_degree` over [bound / 1000, bound]. Convection enters every level by its
 // symmetric part (GridLevel's face form). One cycle allocates nothing and never waits
 // for the host.
+//
+// Across MPI ranks (an operator with a GridDistribution: DistributedSystem's) every rank
+// coarsens its block of the grid: a level is the rank's block of the global level with
+// one layer of ghost cells (GridLevel's Placement), its split the halves of the finer
+// split along the axes merged. An axis is merged only while every block starts at an
+// even cell, so that a coarse cell's children have one owner; when no axis can be, the
+// hierarchy stops. Ghost cells are exchanged before every read of a neighbour (each
+// smoothing step, the residual, the restriction and the prolongation: one exchange each),
+// the Chebyshev bounds are the maxima over the ranks, and the coarsest level is
+// gathered: each rank's owned rows of its dense matrix and, every cycle, its right-hand
+// side go to every rank, which solves the whole coarsest level (CoarseSolve) and keeps
+// its own cells; a coarsest level of more than CoarseSolve::maxCells cells is smoothed
+// instead. The cycle is the one-process cycle of the same hierarchy.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CoarseSolve.hpp>
+#include <kfvm_DistributedLevels.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_GridDistribution.hpp>
 #include <kfvm_GridLevel.hpp>
 #include <kfvm_GridTransfer.hpp>
 #include <kfvm_LevelSweeps.hpp>
@@ -101,9 +116,12 @@ class Multigrid final : public Preconditioner<ExecSpace> {
                                        nullptr, degree_, 30);
     const int visits = kind == Cycle::W && level + 2 < levels() ? 2 : 1;
     for (int v = 0; v < visits; ++v) {
+      exchange(level, x);
       sweeps_[level]->residual(b, x, residuals_[level]);
+      exchange(level, residuals_[level]);
       transfers_[level]->restrict(residuals_[level], rhs_[level + 1]);
       cycle(level + 1, rhs_[level + 1], solutions_[level + 1], true, kind);
+      exchange(level + 1, solutions_[level + 1]);
       transfers_[level]->prolongAdd(solutions_[level + 1], x);
     }
     if (gaussSeidel)
@@ -118,9 +136,11 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   void redBlack(int level, const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
                 bool fromZero, bool forward) const {
     for (int s = 0; s < sweepCount_; ++s)
-      for (int half = 0; half < 2; ++half)
-        sweeps_[level]->gaussSeidel(b, x, forward ? half : 1 - half,
-                                    fromZero && s == 0 && half == 0);
+      for (int half = 0; half < 2; ++half) {
+        const bool zero = fromZero && s == 0 && half == 0;
+        if (!zero) exchange(level, x);
+        sweeps_[level]->gaussSeidel(b, x, forward ? half : 1 - half, zero);
+      }
   }
 
   /// Full multigrid: b restricted to every level, the coarsest solved, then on each finer
@@ -133,10 +153,18 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     const auto solution = [&](int l) -> const Vector<ExecSpace>& {
       return l == 0 ? z : solutions_[l];
     };
-    for (int l = 0; l < last; ++l) transfers_[l]->restrict(rhs(l), rhs_[l + 1]);
+    for (int l = 0; l < last; ++l) {
+      // Across ranks the restriction reads ghosts: b's copy, not b, is exchanged.
+      if (l == 0 && distribution_ != nullptr) Blas::copy(b, residuals_[0]);
+      const Vector<ExecSpace>& fine =
+          l == 0 && distribution_ != nullptr ? residuals_[0] : rhs(l);
+      exchange(l, fine);
+      transfers_[l]->restrict(fine, rhs_[l + 1]);
+    }
     solveCoarsest(rhs(last), solution(last), true);
     for (int l = last - 1; l >= 0; --l) {
       Blas::fill(solution(l), Real(0));
+      exchange(l + 1, solutions_[l + 1]);
       transfers_[l]->prolongAdd(solutions_[l + 1], solution(l));
       cycle(l, rhs(l), solution(l), false, Cycle::V);
     }
@@ -146,6 +174,10 @@ class Multigrid final : public Preconditioner<ExecSpace> {
                      bool zeroGuess) const {
     if (coarse_) {
       coarse_->apply(b, out);
+      return;
+    }
+    if (gathered_) {
+      gathered_->apply(b, out);
       return;
     }
     smooth(levels() - 1, b, zeroGuess ? Vector<ExecSpace>() : out, &out, coarseDegree_,
@@ -177,15 +209,18 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     for (int s = 0; s < sweepCount_; ++s) {
       double rhoOld = 1 / sigma;
       Vector<ExecSpace> next = target();
-      if (x.data() == nullptr)
+      if (x.data() == nullptr) {
         sweeps.scaledJacobi(b, next, Real(1 / theta));
-      else
+      } else {
+        exchange(level, x);
         sweeps.chebyshevStep(b, x, Vector<ExecSpace>(), next, Real(0), Real(1 / theta));
+      }
       previous = x;
       x = next;
       for (int k = 1; k < degree; ++k) {
         const double rho = 1 / (2 * sigma - rhoOld);
         next = target();
+        exchange(level, x);
         sweeps.chebyshevStep(b, x, previous, next, Real(rho * rhoOld),
                              Real(2 * rho / delta));
         previous = x;
@@ -199,15 +234,24 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   void setupImpl(const LinearOperator<ExecSpace>& op, bool,
                  bool structureChanged) override {
-    require(!op.space().distributed(), "mg preconditioner: the ", op.description(),
-            " is distributed over MPI ranks; multigrid runs on one process for now");
     const Assembler<ExecSpace>* assembler = op.assembler();
     require(assembler != nullptr, "mg preconditioner: the ", op.description(),
             " does not come from an equation on a structured grid (an Assembler's "
-            "matrix-free stencil or its matrix through ImplicitStepper)");
-    const bool built = structureChanged || grids_.empty();
+            "matrix-free stencil or its matrix through ImplicitStepper, or a "
+            "DistributedSystem's)");
+    const auto* distribution = op.gridDistribution();
+    require(distribution != nullptr || !op.space().distributed(),
+            "mg preconditioner: the ", op.description(),
+            " is distributed over MPI ranks without its grid");
+    require(distribution == nullptr || estimate_ == Estimate::Gershgorin,
+            "mg preconditioner: mg_estimate = 'setup' or 'structure' runs on one "
+            "process; across ranks the bounds are Gershgorin's");
+    const bool built =
+        structureChanged || grids_.empty() || distribution != distribution_;
+    distribution_ = distribution;
     if (built) build(*assembler, op);
     op.diagonal(diagonal_);
+    exchange(0, diagonal_);  // across ranks: the ghost rows take their owners' diagonal
     grids_[0]->refresh(*assembler, diagonal_);
     for (int l = 1; l < levels(); ++l) grids_[l]->refresh(*grids_[l - 1]);
     for (int l = 0; l < levels(); ++l) {
@@ -217,7 +261,14 @@ class Multigrid final : public Preconditioner<ExecSpace> {
       else if (estimate_ == Estimate::Setup || built)
         bounds_[l] = std::min(bound, 1.1 * lanczosEstimate(l));
     }
+    if (distribution_) distribution_->maxOverRanks(bounds_.data(), levels());
     if (coarse_) coarse_->setup(*grids_.back());
+    if (gathered_) gathered_->setup(*grids_.back());
+  }
+
+  /// Fills x's ghost cells on level (across ranks; nothing on one process).
+  void exchange(int level, const Vector<ExecSpace>& x) const {
+    if (distribution_ != nullptr) exchanges_[level](x);
   }
 
   /// Whether level l sweeps by column chunks: mg_sweep_loop "columns", or "auto" on a
@@ -244,12 +295,26 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   void build(const Assembler<ExecSpace>& assembler, const LinearOperator<ExecSpace>& op) {
     const auto& grid = assembler.equation().mesh().grid();
     grids_.clear();
-    grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grid));
+    exchanges_.clear();
+    gathered_.reset();
+    if (distribution_ != nullptr) {
+      DistributedLevels<ExecSpace> distributed(*distribution_, grid, maxLevels_,
+                                               coarseCells_);
+      grids_ = std::move(distributed.grids);
+      exchanges_ = std::move(distributed.exchanges);
+      const auto& split = distributed.splits.back();
+      if (Ordinal(split.cells()[0]) * split.cells()[1] * split.cells()[2] <=
+          CoarseSolve<ExecSpace>::maxCells)
+        gathered_ = std::make_unique<GatheredCoarseSolve<ExecSpace>>(
+            *grids_.back(), split, *distribution_);
+    } else {
+      grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grid));
+    }
     require(grids_[0]->numCells() == op.size(), "mg preconditioner: the ",
             op.description(), " has ", op.size(), " rows for a grid of ",
             grids_[0]->numCells(), " cells");
-    while (int(grids_.size()) < maxLevels_ && grids_.back()->numCells() > coarseCells_ &&
-           grids_.back()->canCoarsen())
+    while (distribution_ == nullptr && int(grids_.size()) < maxLevels_ &&
+           grids_.back()->numCells() > coarseCells_ && grids_.back()->canCoarsen())
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
     const int n = levels();
     transfers_.clear();
@@ -260,7 +325,8 @@ class Multigrid final : public Preconditioner<ExecSpace> {
       transfers_.push_back(
           std::make_unique<GridTransfer<ExecSpace>>(*grids_[l], *grids_[l + 1]));
     coarse_.reset();
-    if (grids_.back()->numCells() <= CoarseSolve<ExecSpace>::maxCells)
+    if (distribution_ == nullptr &&
+        grids_.back()->numCells() <= CoarseSolve<ExecSpace>::maxCells)
       coarse_ = std::make_unique<CoarseSolve<ExecSpace>>(*grids_.back());
     diagonal_ = Vector<ExecSpace>("kfvm::Multigrid::diagonal", op.size());
     bounds_.assign(n, 2.0);
@@ -294,7 +360,11 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   std::vector<std::unique_ptr<LevelSweeps<ExecSpace>>> sweeps_;
   std::vector<std::unique_ptr<GridTransfer<ExecSpace>>> transfers_;  // level l to l + 1
   std::unique_ptr<CoarseSolve<ExecSpace>> coarse_;  // null: the coarsest level smoothed
-  std::vector<double> bounds_;                      // of D^-1 A's eigenvalues, per level
+  // Across ranks: the levels' ghost exchanges, and the coarsest level's solve.
+  const GridDistribution<ExecSpace>* distribution_ = nullptr;
+  std::vector<typename GridDistribution<ExecSpace>::Exchange> exchanges_;
+  std::unique_ptr<GatheredCoarseSolve<ExecSpace>> gathered_;
+  std::vector<double> bounds_;  // of D^-1 A's eigenvalues, per level
   Vector<ExecSpace> diagonal_;
   std::vector<Vector<ExecSpace>> rhs_, solutions_, residuals_;
   std::vector<Vector<ExecSpace>> inverses_;  // D^-1 for the Lanczos estimates

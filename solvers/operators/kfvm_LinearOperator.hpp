@@ -13,6 +13,8 @@ namespace kfvm {
 
 template <class ExecSpace>
 class Assembler;
+template <class ExecSpace>
+class GridDistribution;
 
 /// The entries of a structured grid's cells that have all their neighbours inside the
 /// grid (GridInterior) when they share one diagonal value: that of entry
@@ -80,6 +82,10 @@ class LinearOperator {
   /// The Assembler whose equation this operator is, when it is one on a structured grid
   /// (geometric multigrid builds its coarse levels from it); nullptr otherwise.
   virtual const Assembler<ExecSpace>* assembler() const { return nullptr; }
+  /// When the operator's vectors are one rank's block of a structured grid (and its
+  /// assembler()'s mesh that block with its ghost layers), how the blocks fit together:
+  /// multigrid across ranks; nullptr on one process.
+  virtual const GridDistribution<ExecSpace>* gridDistribution() const { return nullptr; }
   /// Unknowns per cell, interleaved (entry cell * blockSize + variable): 1 for a scalar
   /// equation, the number of variables of a coupled system.
   virtual int blockSize() const { return 1; }

@@ -87,7 +87,10 @@ class Preconditioner {
 ///    changes), mg_smoother ("chebyshev", the default, or "gauss-seidel": red-black,
 ///    mg_sweeps sweeps forward before and backward after, symmetric), mg_sweep_loop
 ///    ("auto": column chunks on a device for uniform 3D levels of more than 2^26 cells,
-///    else cell by cell; "cells"; "columns").
+///    else cell by cell; "cells"; "columns"). Across MPI ranks (a DistributedSystem's
+///    operator: LinearOperator::gridDistribution()) each rank coarsens its block
+///    (DistributedLevels) and the coarsest level is gathered (GatheredCoarseSolve);
+///    mg_estimate must be "gershgorin" there.
 /// An unknown name or a bad value is a kfvm::Error naming it.
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(

@@ -25,13 +25,10 @@ inline void fillFields(const Mesh<TestExecSpace>& mesh, CellField<TestExecSpace>
       });
 }
 
-/// The problem's terms, and its conditions on the patches where onBoundary says so.
+/// The problem's conditions on the patches where onBoundary says so: Dirichlet (left,
+/// right), Neumann (bottom) and Robin (top).
 template <class OnBoundary>
-void setUp(Equation<TestExecSpace>& equation, const CellField<TestExecSpace>& D,
-           bool convect, const OnBoundary& onBoundary,
-           ConvectionScheme scheme = ConvectionScheme::Upwind) {
-  equation.transient(1.0).diffusion(D).source(0.3);
-  if (convect) equation.convection(0.5, -0.3, 0.2, scheme);
+void setConditions(Equation<TestExecSpace>& equation, const OnBoundary& onBoundary) {
   const std::pair<Patch, BoundaryCondition> conditions[] = {
       {Patch::Left, BoundaryCondition::dirichlet(1.0)},
       {Patch::Right, BoundaryCondition::dirichlet(0.0)},
@@ -39,6 +36,16 @@ void setUp(Equation<TestExecSpace>& equation, const CellField<TestExecSpace>& D,
       {Patch::Top, BoundaryCondition::robin(1.0, 1.0, 0.2)}};
   for (const auto& [patch, condition] : conditions)
     if (onBoundary(patch)) equation.boundary(patch, condition);
+}
+
+/// The problem's terms, and its conditions on the patches where onBoundary says so.
+template <class OnBoundary>
+void setUp(Equation<TestExecSpace>& equation, const CellField<TestExecSpace>& D,
+           bool convect, const OnBoundary& onBoundary,
+           ConvectionScheme scheme = ConvectionScheme::Upwind) {
+  equation.transient(1.0).diffusion(D).source(0.3);
+  if (convect) equation.convection(0.5, -0.3, 0.2, scheme);
+  setConditions(equation, onBoundary);
 }
 
 }  // namespace kfvm::Test

@@ -197,11 +197,12 @@ TEST(Distributed, EveryKrylovMethodWithEveryPreconditionerEqualsTheOneProcessSte
   const auto decomposition = Decomposition::balanced(3, {12, 10, 8}, worldSize());
   for (const std::string method : {"cg", "fcg", "bicgstab", "gmres", "fgmres"}) {
     for (const std::string preconditioner :
-         {"none", "jacobi", "ilu0", "block-jacobi", "chebyshev"}) {
+         {"none", "jacobi", "ilu0", "block-jacobi", "chebyshev", "mg"}) {
       SCOPED_TRACE(method + "+" + preconditioner);
       checkAgainstOneProcess(decomposition, false, ConvectionScheme::Upwind, false,
                              method, preconditioner);
-      if (preconditioner == "jacobi" || preconditioner == "chebyshev")
+      if (preconditioner == "jacobi" || preconditioner == "chebyshev" ||
+          preconditioner == "mg")
         checkAgainstOneProcess(decomposition, false, ConvectionScheme::Upwind, true,
                                method, preconditioner);
     }

@@ -70,7 +70,9 @@ double CoupledStepper<ExecSpace>::residual() {
 template <class ExecSpace>
 SolverReport CoupledStepper<ExecSpace>::solveLinear() {
   if (distribution_) return distribution_->solve(*solver_, rhs_, x_);
-  solver_->setMatrix(system_.matrix(), system_.numVariables());
+  matrixOperator_.setMatrix(system_.matrix(), system_.numVariables());
+  matrixOperator_.setGrid(&system_.mesh().grid());  // for multigrid
+  solver_->setOperator(matrixOperator_);
   return solver_->solve(rhs_, x_);
 }
 

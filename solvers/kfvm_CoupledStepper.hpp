@@ -3,6 +3,7 @@
 
 #include <kfvm_CoupledSystem.hpp>
 #include <kfvm_ImplicitStepper.hpp>
+#include <kfvm_MatrixOperator.hpp>
 
 #include <memory>
 #include <vector>
@@ -64,6 +65,7 @@ class CoupledStepper {
 
   CoupledSystem<ExecSpace> system_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
+  MatrixOperator<ExecSpace> matrixOperator_;  // the block matrix on its grid, one process
   Vector<ExecSpace> previous_, x_, rhs_, work_;
   Vector<ExecSpace> explicit_, transientRows_;  // Crank-Nicolson; 1 or 0 per entry
   int maxSweeps_ = 50;

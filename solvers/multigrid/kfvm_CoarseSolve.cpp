@@ -3,7 +3,9 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace kfvm {
@@ -25,13 +27,40 @@ struct DenseProduct {
 
 }  // namespace Details
 
+namespace Details {
+
+/// level's cells, at most CoarseSolve::maxCells (else kfvm::Error naming the level).
 template <class ExecSpace>
-CoarseSolve<ExecSpace>::CoarseSolve(const GridLevel<ExecSpace>& level) {
-  const Ordinal n = level.numCells();
-  require(n <= maxCells, "CoarseSolve: the ", level.description(), " has more than ",
-          maxCells, " cells");
+Ordinal coarseCells(const GridLevel<ExecSpace>& level) {
+  require(level.numCells() <= CoarseSolve<ExecSpace>::maxCells, "CoarseSolve: the ",
+          level.description(), " has more than ", CoarseSolve<ExecSpace>::maxCells,
+          " cells");
+  return level.numCells();
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+CoarseSolve<ExecSpace>::CoarseSolve(const GridLevel<ExecSpace>& level)
+    : CoarseSolve(Details::coarseCells(level)) {}
+
+template <class ExecSpace>
+CoarseSolve<ExecSpace>::CoarseSolve(Ordinal n) {
+  require(n >= 1 && n <= maxCells, "CoarseSolve: ", n, " unknowns, not in [1, ", maxCells,
+          "]");
   matrix_ = DeviceView<Real**, ExecSpace>("kfvm::CoarseSolve::matrix", n, n);
   inverse_ = DeviceView<Real**, ExecSpace>("kfvm::CoarseSolve::inverse", n, n);
+}
+
+template <class ExecSpace>
+void CoarseSolve<ExecSpace>::setInverse(const std::vector<double>& inverse) {
+  const std::size_t n = inverse_.extent(0);
+  require(inverse.size() == n * n, "CoarseSolve::setInverse: ", inverse.size(),
+          " entries for ", n, " unknowns");
+  auto host = Kokkos::create_mirror_view(inverse_);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) host(i, j) = Real(inverse[i * n + j]);
+  Kokkos::deep_copy(inverse_, host);
 }
 
 template <class ExecSpace>
@@ -44,12 +73,7 @@ void CoarseSolve<ExecSpace>::setup(const GridLevel<ExecSpace>& level) {
   std::vector<double> values(std::size_t(n) * n);
   for (Ordinal i = 0; i < n; ++i)
     for (Ordinal j = 0; j < n; ++j) values[std::size_t(i) * n + j] = double(a(i, j));
-  const auto inverted = invert(values, n, "the " + level.description());
-  auto inverse = Kokkos::create_mirror_view(inverse_);
-  for (Ordinal i = 0; i < n; ++i)
-    for (Ordinal j = 0; j < n; ++j)
-      inverse(i, j) = Real(inverted[std::size_t(i) * n + j]);
-  Kokkos::deep_copy(inverse_, inverse);
+  setInverse(invert(values, n, "the " + level.description()));
 }
 
 template <class ExecSpace>
@@ -87,6 +111,46 @@ std::vector<double> CoarseSolve<ExecSpace>::invert(const std::vector<double>& a,
       y[i] = value / l[at(i, i)];
     }
     for (Ordinal i = 0; i < n; ++i) inverse[at(i, c)] = y[i];
+  }
+  return inverse;
+}
+
+template <class ExecSpace>
+std::vector<double> CoarseSolve<ExecSpace>::invertGeneral(std::vector<double> a,
+                                                          Ordinal n,
+                                                          const std::string& what) {
+  const auto at = [n](Ordinal i, Ordinal j) {
+    return std::size_t(i) * n + j;
+  };
+  double largest = 0;
+  for (const double value : a) largest = std::max(largest, std::abs(value));
+  std::vector<double> inverse(std::size_t(n) * n, 0.0);
+  for (Ordinal i = 0; i < n; ++i) inverse[at(i, i)] = 1;
+  for (Ordinal k = 0; k < n; ++k) {
+    Ordinal pivot = k;
+    for (Ordinal i = k + 1; i < n; ++i)
+      if (std::abs(a[at(i, k)]) > std::abs(a[at(pivot, k)])) pivot = i;
+    require(std::abs(a[at(pivot, k)]) > 1e-13 * largest && std::isfinite(a[at(pivot, k)]),
+            "CoarseSolve: ", what, " is singular (pivot ", a[at(pivot, k)], " in column ",
+            k, ")");
+    if (pivot != k)
+      for (Ordinal j = 0; j < n; ++j) {
+        std::swap(a[at(k, j)], a[at(pivot, j)]);
+        std::swap(inverse[at(k, j)], inverse[at(pivot, j)]);
+      }
+    const double scale = 1 / a[at(k, k)];
+    for (Ordinal j = 0; j < n; ++j) {
+      a[at(k, j)] *= scale;
+      inverse[at(k, j)] *= scale;
+    }
+    for (Ordinal i = 0; i < n; ++i) {
+      const double factor = a[at(i, k)];
+      if (i == k || factor == 0) continue;
+      for (Ordinal j = 0; j < n; ++j) {
+        a[at(i, j)] -= factor * a[at(k, j)];
+        inverse[at(i, j)] -= factor * inverse[at(k, j)];
+      }
+    }
   }
   return inverse;
 }

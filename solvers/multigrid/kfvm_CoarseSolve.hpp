@@ -20,6 +20,10 @@ class CoarseSolve {
 
   /// Allocates for level (numCells() <= maxCells, else kfvm::Error).
   explicit CoarseSolve(const GridLevel<ExecSpace>& level);
+  /// Allocates for n unknowns of a matrix the caller inverts (setInverse()).
+  explicit CoarseSolve(Ordinal n);
+  /// The inverse to apply (row-major, host, n x n).
+  void setInverse(const std::vector<double>& inverse);
   /// Factorizes level's current values. A matrix that is not symmetric positive
   /// definite is a kfvm::Error naming the level and the pivot.
   void setup(const GridLevel<ExecSpace>& level);
@@ -31,6 +35,11 @@ class CoarseSolve {
   /// kfvm::Error naming what (the matrix) and the row.
   static std::vector<double> invert(const std::vector<double>& a, Ordinal n,
                                     const std::string& what);
+  /// The inverse of any non-singular n x n matrix a (row-major, host), by Gauss-Jordan
+  /// elimination with partial pivoting in double; a pivot below 1e-13 of the largest
+  /// entry is a kfvm::Error naming what and the column.
+  static std::vector<double> invertGeneral(std::vector<double> a, Ordinal n,
+                                           const std::string& what);
 
  private:
   DeviceView<Real**, ExecSpace> matrix_, inverse_;

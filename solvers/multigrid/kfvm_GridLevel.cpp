@@ -27,12 +27,6 @@ struct LevelApply {
   }
 };
 
-/// Column j of the identity.
-struct UnitVector {
-  Ordinal j;
-  KOKKOS_INLINE_FUNCTION Real operator()(Ordinal i) const { return i == j ? 1 : 0; }
-};
-
 /// a(i, j) = (A e_j)_i.
 template <class ExecSpace>
 struct LevelDense {
@@ -93,37 +87,6 @@ struct LevelMassFromDiagonal {
   }
 };
 
-/// The fine cells of a coarse one along each axis: first and count (1 or 2; fewer at
-/// the edge of a rank's ghosted block, where the others belong to no local cell).
-template <class ExecSpace>
-struct Children {
-  int fineCells[3], fineFirst[3], fineGlobal[3], coarseFirst[3];
-  bool coarsened[3];
-  KOKKOS_INLINE_FUNCTION void range(int axis, int coarse, int& first, int& count) const {
-    const int global = coarse + coarseFirst[axis];
-    int fine = global, n = 1;
-    if (coarsened[axis]) {
-      fine = 2 * global;
-      n = fine + 1 < fineGlobal[axis] ? 2 : 1;
-    }
-    int lo = fine - fineFirst[axis], hi = lo + n;
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > fineCells[axis] ? fineCells[axis] : hi;
-    first = lo;
-    count = hi > lo ? hi - lo : 0;
-  }
-  /// The fine face (local index along axis) on coarse face `along` (local), or -1 when
-  /// it is outside the fine block.
-  KOKKOS_INLINE_FUNCTION int face(int axis, int along, int coarseGlobal) const {
-    const int global = along + coarseFirst[axis];
-    const int fine = !coarsened[axis]         ? global
-                     : global == coarseGlobal ? fineGlobal[axis]
-                                              : 2 * global;
-    const int local = fine - fineFirst[axis];
-    return local < 0 || local > fineCells[axis] ? -1 : local;
-  }
-};
-
 /// A coarse level's faces: inside, the fine faces' c d summed, over the coarse d; on the
 /// boundary, their theta D A summed and their Robin a and b averaged; on a side facing
 /// another rank, none (0, and a Neumann slot).
@@ -133,10 +96,8 @@ struct CoarseFaces {
   Children<ExecSpace> children;
   int axis;
   KOKKOS_FUNCTION void operator()(Ordinal local) const {
-    int counts[3] = {coarse.d.cells[0], coarse.d.cells[1], coarse.d.cells[2]};
-    counts[axis] += 1;
-    int idx[3] = {int(local % counts[0]), int((local / counts[0]) % counts[1]),
-                  int(local / (Ordinal(counts[0]) * counts[1]))};
+    int idx[3];
+    coarse.faceIndices(axis, local, idx);
     const int along = idx[axis];
     const int fineAlong = children.face(axis, along, coarse.d.global[axis]);
     int first[3] = {0, 0, 0}, count[3] = {1, 1, 1};
@@ -191,22 +152,6 @@ struct CoarseFaces {
   }
 };
 
-/// The sum of v over the fine cells of coarse cell idx.
-template <class ExecSpace, class Values>
-KOKKOS_INLINE_FUNCTION Real sumOverChildren(const LevelGeometry<ExecSpace>& fine,
-                                            const Children<ExecSpace>& children,
-                                            const int idx[3], const Values& v) {
-  int first[3], count[3];
-  for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
-  Real sum = 0;
-  for (int q = 0; q < count[2]; ++q)
-    for (int p = 0; p < count[1]; ++p)
-      for (int o = 0; o < count[0]; ++o)
-        sum += v(first[0] + o +
-                 fine.d.cells[0] * (first[1] + p + fine.d.cells[1] * (first[2] + q)));
-  return sum;
-}
-
 /// A coarse level's m (the sum over its fine cells) and diagonal (m and the faces).
 template <class ExecSpace>
 struct CoarseCells {
@@ -220,21 +165,6 @@ struct CoarseCells {
     coarse.d.diagonal(cell) = m + coarse.faceSum(idx);
   }
 };
-
-/// Children of coarse's cells in fine.
-template <class ExecSpace>
-Children<ExecSpace> childrenOf(const GridLevel<ExecSpace>& fine,
-                               const GridLevel<ExecSpace>& coarse) {
-  Children<ExecSpace> c{};
-  for (int a = 0; a < 3; ++a) {
-    c.fineCells[a] = fine.cells()[a];
-    c.fineFirst[a] = fine.placement().first[a];
-    c.fineGlobal[a] = fine.placement().global[a];
-    c.coarseFirst[a] = coarse.placement().first[a];
-    c.coarsened[a] = coarse.placement().global[a] != fine.placement().global[a];
-  }
-  return c;
-}
 
 /// Face distances along an axis of vertices v: centre to centre inside, centre to
 /// vertex at the two ends.

@@ -18,6 +18,7 @@ template <class ExecSpace>
 struct TransferRestriction {
   typename GridTransfer<ExecSpace>::Data d;
   Vector<ExecSpace> r, b;
+  int components;
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     d.coarse.indices(cell, idx);
@@ -33,15 +34,18 @@ struct TransferRestriction {
       }
     }
     const Ordinal nx = d.fineCells[0], plane = nx * d.fineCells[1];
-    Real sum = 0;
-    for (int q = 0; q < count[2]; ++q)
-      for (int p = 0; p < count[1]; ++p) {
-        const Ordinal row = at[1][p] * nx + at[2][q] * plane;
-        Real line = 0;
-        for (int o = 0; o < count[0]; ++o) line += w[0][o] * r(at[0][o] + row);
-        sum += w[2][q] * w[1][p] * line;
-      }
-    b(cell) = sum;
+    for (int v = 0; v < components; ++v) {
+      Real sum = 0;
+      for (int q = 0; q < count[2]; ++q)
+        for (int p = 0; p < count[1]; ++p) {
+          const Ordinal row = at[1][p] * nx + at[2][q] * plane;
+          Real line = 0;
+          for (int o = 0; o < count[0]; ++o)
+            line += w[0][o] * r((at[0][o] + row) * components + v);
+          sum += w[2][q] * w[1][p] * line;
+        }
+      b(cell * components + v) = sum;
+    }
   }
 };
 
@@ -50,6 +54,7 @@ template <class ExecSpace>
 struct TransferProlongation {
   typename GridTransfer<ExecSpace>::Data d;
   Vector<ExecSpace> e, x;
+  int components;
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     d.fine.indices(cell, idx);
@@ -62,19 +67,22 @@ struct TransferProlongation {
       w[a][0] = Real(1) - other;
       w[a][1] = other;
     }
-    Real sum = 0;
-    for (int q = 0; q < 2; ++q) {
-      if (w[2][q] == 0) continue;
-      for (int p = 0; p < 2; ++p) {
-        if (w[1][p] == 0) continue;
-        const Ordinal row = at[1][p] + Ordinal(d.coarseCells[1]) * at[2][q];
-        Real line = 0;
-        for (int o = 0; o < 2; ++o)
-          if (w[0][o] != 0) line += w[0][o] * e(at[0][o] + d.coarseCells[0] * row);
-        sum += w[2][q] * w[1][p] * line;
+    for (int v = 0; v < components; ++v) {
+      Real sum = 0;
+      for (int q = 0; q < 2; ++q) {
+        if (w[2][q] == 0) continue;
+        for (int p = 0; p < 2; ++p) {
+          if (w[1][p] == 0) continue;
+          const Ordinal row = at[1][p] + Ordinal(d.coarseCells[1]) * at[2][q];
+          Real line = 0;
+          for (int o = 0; o < 2; ++o)
+            if (w[0][o] != 0)
+              line += w[0][o] * e((at[0][o] + d.coarseCells[0] * row) * components + v);
+          sum += w[2][q] * w[1][p] * line;
+        }
       }
+      x(cell * components + v) += sum;
     }
-    x(cell) += sum;
   }
 };
 
@@ -158,16 +166,17 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
 
 template <class ExecSpace>
 void GridTransfer<ExecSpace>::restrict(const Vector<ExecSpace>& r,
-                                       const Vector<ExecSpace>& b) const {
+                                       const Vector<ExecSpace>& b, int components) const {
   forEachIndex("kfvm::GridTransfer::restrict", ExecSpace(), coarseCount_,
-               Details::TransferRestriction<ExecSpace>{data_, r, b});
+               Details::TransferRestriction<ExecSpace>{data_, r, b, components});
 }
 
 template <class ExecSpace>
 void GridTransfer<ExecSpace>::prolongAdd(const Vector<ExecSpace>& e,
-                                         const Vector<ExecSpace>& x) const {
+                                         const Vector<ExecSpace>& x,
+                                         int components) const {
   forEachIndex("kfvm::GridTransfer::prolongAdd", ExecSpace(), fineCount_,
-               Details::TransferProlongation<ExecSpace>{data_, e, x});
+               Details::TransferProlongation<ExecSpace>{data_, e, x, components});
 }
 
 #define KFVM_INSTANTIATE_GRID_TRANSFER(Space) template class GridTransfer<Space>;

@@ -23,10 +23,13 @@ class GridTransfer {
  public:
   GridTransfer(const GridLevel<ExecSpace>& fine, const GridLevel<ExecSpace>& coarse);
 
-  /// b = R r (r on the fine level, b on the coarse one).
-  void restrict(const Vector<ExecSpace>& r, const Vector<ExecSpace>& b) const;
+  /// b = R r (r on the fine level, b on the coarse one). components: values per cell,
+  /// interleaved (a coupled system's variables), each transferred alone.
+  void restrict(const Vector<ExecSpace>& r, const Vector<ExecSpace>& b,
+                int components = 1) const;
   /// x += P e (e on the coarse level, x on the fine one).
-  void prolongAdd(const Vector<ExecSpace>& e, const Vector<ExecSpace>& x) const;
+  void prolongAdd(const Vector<ExecSpace>& e, const Vector<ExecSpace>& x,
+                  int components = 1) const;
 
   /// What the kernels read (Details): per axis, for each fine index along it, its
   /// coarse cell, the other coarse cell it interpolates from and that one's weight;

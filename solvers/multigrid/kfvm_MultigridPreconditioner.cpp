@@ -53,6 +53,7 @@ class Multigrid final : public Preconditioner<ExecSpace> {
  public:
   explicit Multigrid(const Parameters& parameters)
       : Preconditioner<ExecSpace>("mg"),
+        parameters_(parameters),
         degree_(parameters.getInt("mg_degree", 4)),
         sweepCount_(parameters.getInt("mg_sweeps", 1)),
         coarseCells_(parameters.getInt("mg_coarse_cells", 64)),
@@ -89,6 +90,10 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   }
 
   void apply(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const override {
+    if (coupled_) {
+      coupled_->apply(r, z);
+      return;
+    }
     if (cycle_ == Cycle::F)
       fullCycle(r, z);
     else
@@ -234,6 +239,12 @@ class Multigrid final : public Preconditioner<ExecSpace> {
 
   void setupImpl(const LinearOperator<ExecSpace>& op, bool,
                  bool structureChanged) override {
+    if (op.blockSize() > 1) {  // a coupled system's block matrix
+      if (!coupled_) coupled_ = makeCoupledMultigrid<ExecSpace>(parameters_);
+      coupled_->setup(op);
+      return;
+    }
+    coupled_.reset();
     const Assembler<ExecSpace>* assembler = op.assembler();
     require(assembler != nullptr, "mg preconditioner: the ", op.description(),
             " does not come from an equation on a structured grid (an Assembler's "
@@ -351,6 +362,8 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     }
   }
 
+  Parameters parameters_;
+  std::unique_ptr<Preconditioner<ExecSpace>> coupled_;  // for block matrices
   int degree_, sweepCount_, coarseCells_, coarseDegree_, maxLevels_;
   Cycle cycle_;
   Smoother smoother_;

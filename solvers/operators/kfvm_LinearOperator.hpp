@@ -2,6 +2,7 @@
 #define KFVM_LINEAR_OPERATOR_HPP
 
 #include <kfvm_Blas1.hpp>
+#include <kfvm_CartesianGrid.hpp>
 #include <kfvm_CrsMatrix.hpp>
 #include <kfvm_GridInterior.hpp>
 #include <kfvm_VectorSpace.hpp>
@@ -86,6 +87,10 @@ class LinearOperator {
   /// assembler()'s mesh that block with its ghost layers), how the blocks fit together:
   /// multigrid across ranks; nullptr on one process.
   virtual const GridDistribution<ExecSpace>* gridDistribution() const { return nullptr; }
+  /// The structured grid whose cells number the operator's blocks of blockSize()
+  /// unknowns, when it is known (a coupled system's matrix: CoupledStepper's operator);
+  /// nullptr otherwise. Coupled multigrid reads its geometry.
+  virtual const CartesianGrid* grid() const { return nullptr; }
   /// Unknowns per cell, interleaved (entry cell * blockSize + variable): 1 for a scalar
   /// equation, the number of variables of a coupled system.
   virtual int blockSize() const { return 1; }

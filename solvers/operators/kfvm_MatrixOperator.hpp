@@ -30,6 +30,10 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
   /// grid and face coefficients); nullptr by default. It must outlive the operator.
   void setAssembler(const Assembler<ExecSpace>* assembler) { assembler_ = assembler; }
   const Assembler<ExecSpace>* assembler() const override { return assembler_; }
+  /// The structured grid of the matrix's cells (blockSize() unknowns each), when known;
+  /// nullptr by default. It must outlive the operator.
+  void setGrid(const CartesianGrid* grid) { grid_ = grid; }
+  const CartesianGrid* grid() const override { return grid_; }
   int blockSize() const override { return blockSize_; }
   long structureVersion() const override { return version_; }
 
@@ -39,6 +43,7 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
   int blockSize_ = 1;
   long version_ = 0;
   const Assembler<ExecSpace>* assembler_ = nullptr;
+  const CartesianGrid* grid_ = nullptr;
 };
 
 /// The diagonal of a CRS matrix's rows: d(row) = A(row, row), 0 where the entry is

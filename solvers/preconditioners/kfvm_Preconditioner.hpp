@@ -90,7 +90,11 @@ class Preconditioner {
 ///    else cell by cell; "cells"; "columns"). Across MPI ranks (a DistributedSystem's
 ///    operator: LinearOperator::gridDistribution()) each rank coarsens its block
 ///    (DistributedLevels) and the coarsest level is gathered (GatheredCoarseSolve);
-///    mg_estimate must be "gershgorin" there.
+///    mg_estimate must be "gershgorin" there. On a coupled system's block matrix (a
+///    CoupledStepper's operator: LinearOperator::grid()), coupled multigrid instead
+///    (BlockLevel): point-block red-black Gauss-Seidel, every variable of a cell at
+///    once, and a direct coarsest solve; mg_sweeps, mg_coarse_cells, mg_levels and
+///    mg_cycle ("v" or "w") apply; not symmetric (GMRES); one process.
 /// An unknown name or a bad value is a kfvm::Error naming it.
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makePreconditioner(

@@ -8,6 +8,12 @@
 
 namespace kfvm::Details {
 
+/// Column j of the identity.
+struct UnitVector {
+  Ordinal j;
+  KOKKOS_INLINE_FUNCTION Real operator()(Ordinal i) const { return i == j ? 1 : 0; }
+};
+
 /// The faces and neighbours of a level's cells by (i, j, k), and its products.
 template <class ExecSpace>
 struct LevelGeometry {
@@ -22,6 +28,15 @@ struct LevelGeometry {
     if (axis == 1)
       return d.firstFace[1] + idx[0] + nx * (idx[1] + upper + (ny + 1) * idx[2]);
     return d.firstFace[2] + idx[0] + nx * (idx[1] + ny * (idx[2] + upper));
+  }
+  /// The indices of the local-th face along axis (faces numbered as cells, with one
+  /// more along axis).
+  KOKKOS_INLINE_FUNCTION void faceIndices(int axis, Ordinal local, int idx[3]) const {
+    int counts[3] = {d.cells[0], d.cells[1], d.cells[2]};
+    counts[axis] += 1;
+    idx[0] = int(local % counts[0]);
+    idx[1] = int((local / counts[0]) % counts[1]);
+    idx[2] = int(local / (Ordinal(counts[0]) * counts[1]));
   }
   /// Cells between neighbours along axis.
   KOKKOS_INLINE_FUNCTION Ordinal stride(int axis) const {
@@ -85,6 +100,68 @@ struct LevelGeometry {
     return d.uniform && inside(idx) ? d.uniformDiagonal : d.diagonal(cell);
   }
 };
+
+/// The fine cells of a coarse one along each axis: first and count (1 or 2; fewer at
+/// the edge of a rank's ghosted block, where the others belong to no local cell).
+template <class ExecSpace>
+struct Children {
+  int fineCells[3], fineFirst[3], fineGlobal[3], coarseFirst[3];
+  bool coarsened[3];
+  KOKKOS_INLINE_FUNCTION void range(int axis, int coarse, int& first, int& count) const {
+    const int global = coarse + coarseFirst[axis];
+    int fine = global, n = 1;
+    if (coarsened[axis]) {
+      fine = 2 * global;
+      n = fine + 1 < fineGlobal[axis] ? 2 : 1;
+    }
+    int lo = fine - fineFirst[axis], hi = lo + n;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > fineCells[axis] ? fineCells[axis] : hi;
+    first = lo;
+    count = hi > lo ? hi - lo : 0;
+  }
+  /// The fine face (local index along axis) on coarse face `along` (local), or -1 when
+  /// it is outside the fine block.
+  KOKKOS_INLINE_FUNCTION int face(int axis, int along, int coarseGlobal) const {
+    const int global = along + coarseFirst[axis];
+    const int fine = !coarsened[axis]         ? global
+                     : global == coarseGlobal ? fineGlobal[axis]
+                                              : 2 * global;
+    const int local = fine - fineFirst[axis];
+    return local < 0 || local > fineCells[axis] ? -1 : local;
+  }
+};
+
+/// The sum of v over the fine cells of coarse cell idx.
+template <class ExecSpace, class Values>
+KOKKOS_INLINE_FUNCTION Real sumOverChildren(const LevelGeometry<ExecSpace>& fine,
+                                            const Children<ExecSpace>& children,
+                                            const int idx[3], const Values& v) {
+  int first[3], count[3];
+  for (int a = 0; a < 3; ++a) children.range(a, idx[a], first[a], count[a]);
+  Real sum = 0;
+  for (int q = 0; q < count[2]; ++q)
+    for (int p = 0; p < count[1]; ++p)
+      for (int o = 0; o < count[0]; ++o)
+        sum += v(first[0] + o +
+                 fine.d.cells[0] * (first[1] + p + fine.d.cells[1] * (first[2] + q)));
+  return sum;
+}
+
+/// Children of coarse's cells in fine.
+template <class ExecSpace>
+Children<ExecSpace> childrenOf(const GridLevel<ExecSpace>& fine,
+                               const GridLevel<ExecSpace>& coarse) {
+  Children<ExecSpace> c{};
+  for (int a = 0; a < 3; ++a) {
+    c.fineCells[a] = fine.cells()[a];
+    c.fineFirst[a] = fine.placement().first[a];
+    c.fineGlobal[a] = fine.placement().global[a];
+    c.coarseFirst[a] = coarse.placement().first[a];
+    c.coarsened[a] = coarse.placement().global[a] != fine.placement().global[a];
+  }
+  return c;
+}
 
 }  // namespace kfvm::Details
 

@@ -25,6 +25,11 @@ double largestJacobiEigenvalue(const LinearOperator<ExecSpace>& op,
 /// Geometric multigrid (solvers/multigrid).
 template <class ExecSpace>
 std::unique_ptr<Preconditioner<ExecSpace>> makeMultigrid(const Parameters& parameters);
+/// Its coupled form, for block matrices (kfvm_CoupledMultigrid.cpp; makeMultigrid's
+/// preconditioner hands them to it).
+template <class ExecSpace>
+std::unique_ptr<Preconditioner<ExecSpace>> makeCoupledMultigrid(
+    const Parameters& parameters);
 
 }  // namespace kfvm::Details
 

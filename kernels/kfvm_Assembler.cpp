@@ -174,7 +174,8 @@ void Assembler<ExecSpace>::faceForm(const DeviceView<Real*, ExecSpace>& faces) c
           mesh.numFaces(), " faces");
   require(!equation_.hasHigherOrder(),
           "Assembler::faceForm: the higher-order diffusion term reaches neighbours' "
-          "neighbours; it has no face form (multigrid)");
+          "neighbours; it has no face form (multigrid): for mg, write it as a coupled "
+          "system of phi and mu (CoupledSystem; coupled multigrid)");
   Details::faceFormCoefficients<ExecSpace>(equation_, ownerWeights_, neighbourWeights_,
                                            theta_, faces);
 }

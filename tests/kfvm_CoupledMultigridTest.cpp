@@ -40,6 +40,13 @@ CoupledSystem<Space> threeVariables(const Mesh<Space>& mesh, bool withConditions
   return system;
 }
 
+/// D = 1 + x y at the face centres (outside a test body: a device lambda's enclosing
+/// function may not be a private member, as gtest's TestBody is).
+void setCoefficient(FaceField<Space>& D, const Mesh<Space>& mesh) {
+  setFromFaceCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real) { return 1 + x * y; });
+}
+
 /// The block level's residual b - A x and the matrix's, for a smooth x.
 double residualDifference(const BlockLevel<Space>& level,
                           const CrsMatrix<Space>& matrix) {
@@ -72,8 +79,7 @@ TEST(CoupledMultigrid, TheFinestLevelIsTheMatrixAndACoarseOneTheCoarseSystem) {
       {0, 0.1, 0.25, 0.4, 0.6, 0.7, 0.9, 1.0}, {0, 0.2, 0.4, 0.5, 0.7, 0.8}, {0, 0.3, 1});
   Mesh<Space> mesh(fine);
   FaceField<Space> D(mesh, "D");
-  setFromFaceCentres(
-      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real) { return 1 + x * y; });
+  setCoefficient(D, mesh);
   for (const bool conditions : {false, true}) {
     auto system = threeVariables(mesh, conditions, &D);
     GridLevel<Space> grid(fine);

@@ -4,6 +4,7 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_MatrixOperator.hpp>
 
+#include <atomic>
 #include <vector>
 
 namespace kfvm {
@@ -81,6 +82,12 @@ VectorSpace<ExecSpace> ghostedSpace(const GhostedBlock& layout, MPI_Comm comm, i
       });
 }
 
+/// A structure version no earlier operator had (the first of a run of them).
+inline long newStructureVersion() {
+  static std::atomic<long> next{1};
+  return next.fetch_add(1L << 20);
+}
+
 }  // namespace Details
 
 template <class ExecSpace>
@@ -91,7 +98,8 @@ DistributedOperator<ExecSpace>::DistributedOperator(HaloExchange<ExecSpace>& hal
       assembler_(&assembler),
       matrix_(&assembler.matrix()),
       space_(Details::ghostedSpace<ExecSpace>(halo.layout(), comm, halo.rank(), 1)),
-      fullExchange_(assembler.equation().hasHigherOrder()) {
+      fullExchange_(assembler.equation().hasHigherOrder()),
+      version_(Details::newStructureVersion()) {
   const GhostedBlock& layout = halo.layout();
   require(assembler.matrix().numRows() == layout.size() && halo.components() == 1,
           "distributed operator: the assembler's matrix has ",
@@ -130,7 +138,8 @@ DistributedOperator<ExecSpace>::DistributedOperator(HaloExchange<ExecSpace>& hal
       matrix_(&matrix),
       space_(
           Details::ghostedSpace<ExecSpace>(halo.layout(), comm, halo.rank(), blockSize)),
-      blockSize_(blockSize) {
+      blockSize_(blockSize),
+      version_(Details::newStructureVersion()) {
   const GhostedBlock& layout = halo.layout();
   require(blockSize >= 1 && halo.components() == blockSize &&
               matrix.numRows() == layout.size() * blockSize,

@@ -76,7 +76,9 @@ class DistributedOperator final : public LinearOperator<ExecSpace> {
   std::unique_ptr<StencilOperator<ExecSpace>> stencil_;
   std::array<int, 3> innerBegin_{}, innerEnd_{};
   std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> rimBoxes_;
-  long version_ = 0;
+  // Distinct for every operator made (Details::newStructureVersion()): an operator made
+  // where an earlier one was is not taken for it by a preconditioner's setup.
+  long version_;
   std::unique_ptr<DistributedGrid<ExecSpace>> grid_;  // setGrid()
 };
 

@@ -49,14 +49,15 @@ struct BlockStencil {
 };
 
 /// The finest level from the matrix: the diagonal blocks, the couplings to the face
-/// neighbours, and the cell terms (the blocks less the couplings).
+/// neighbours, and the cell terms (the blocks less the couplings); counts the entries
+/// that are neither (a stencil reaching further, which a level cannot hold).
 template <class ExecSpace>
 struct BlockFromMatrix {
   BlockStencil<ExecSpace> s;
   DeviceView<const Offset*, ExecSpace> offsets;
   DeviceView<const Ordinal*, ExecSpace> columns;
   DeviceView<const Real*, ExecSpace> values;
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+  KOKKOS_FUNCTION void operator()(Ordinal cell, Ordinal& unmatched) const {
     const auto g = s.geometry();
     const int n = s.d.variables;
     int idx[3];
@@ -79,16 +80,17 @@ struct BlockFromMatrix {
           s.d.blocks(s.block(cell, e, v)) += values(k);
           continue;
         }
-        for (int a = 0; a < s.d.grid.dimension; ++a) {
+        bool matched = false;
+        for (int a = 0; a < s.d.grid.dimension && !matched; ++a) {
           if (idx[a] > 0 && other == cell - g.stride(a)) {
             s.d.couplings(s.coupling(g.face(a, idx, 0), 1, e, v)) = -values(k);
-            break;
-          }
-          if (idx[a] + 1 < s.d.grid.cells[a] && other == cell + g.stride(a)) {
+            matched = true;
+          } else if (idx[a] + 1 < s.d.grid.cells[a] && other == cell + g.stride(a)) {
             s.d.couplings(s.coupling(g.face(a, idx, 1), 0, e, v)) = -values(k);
-            break;
+            matched = true;
           }
         }
+        if (!matched && values(k) != 0) ++unmatched;
       }
     }
     for (int e = 0; e < n; ++e)
@@ -298,9 +300,15 @@ void BlockLevel<ExecSpace>::refresh(const CrsMatrix<ExecSpace>& matrix) {
           "BlockLevel::refresh: a matrix of ", matrix.numRows(), " x ",
           matrix.numColumns(), " for ", grid_->numCells(), " cells of ", variables(),
           " variables");
-  forEachIndex("kfvm::BlockLevel::fromMatrix", ExecSpace(), grid_->numCells(),
-               Details::BlockFromMatrix<ExecSpace>{
-                   {data_}, matrix.rowOffsets(), matrix.columns(), matrix.values()});
+  Ordinal unmatched = 0;
+  Kokkos::parallel_reduce(
+      "kfvm::BlockLevel::fromMatrix", indexRange(ExecSpace(), grid_->numCells()),
+      Details::BlockFromMatrix<ExecSpace>{
+          {data_}, matrix.rowOffsets(), matrix.columns(), matrix.values()},
+      unmatched);
+  require(unmatched == 0, "BlockLevel::refresh: ", unmatched,
+          " entries of the matrix couple cells that share no face (a stencil wider than "
+          "the faces' cannot be coarsened by coupled multigrid)");
 }
 
 template <class ExecSpace>

@@ -103,7 +103,12 @@ class CoupledMultigrid final : public Preconditioner<ExecSpace> {
     require(grids_[0]->numCells() * n == op.size(), "mg preconditioner: the ",
             op.description(), " has ", op.size(), " rows for ", grids_[0]->numCells(),
             " cells of ", n, " unknowns");
-    while (int(grids_.size()) < maxLevels_ && grids_.back()->numCells() > coarseCells_ &&
+    // Down to mg_coarse_cells cells, and to the direct solve's size in unknowns.
+    const auto large = [&](const GridLevel<ExecSpace>& level) {
+      return level.numCells() > coarseCells_ ||
+             level.numCells() * n > CoarseSolve<ExecSpace>::maxCells;
+    };
+    while (int(grids_.size()) < maxLevels_ && large(*grids_.back()) &&
            grids_.back()->canCoarsen())
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
     const int levels = int(grids_.size());

@@ -10,8 +10,8 @@
 // or a Lanczos estimate. The coarsest level is solved directly (CoarseSolve: the dense
 // inverse, one kernel) when it is small enough, else by a Chebyshev polynomial of degree
 // `mg_coarse_degree` over [bound / 1000, bound]. Convection enters every level by its
-// symmetric part (GridLevel's face form). One cycle allocates nothing and never waits
-// for the host.
+// symmetric part (GridLevel's face form). One cycle allocates nothing and, on one
+// process, never waits for the host.
 //
 // Across MPI ranks (an operator with a GridDistribution: DistributedSystem's) every rank
 // coarsens its block of the grid: a level is the rank's block of the global level with
@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -263,16 +264,31 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     if (built) build(*assembler, op);
     op.diagonal(diagonal_);
     exchange(0, diagonal_);  // across ranks: the ghost rows take their owners' diagonal
-    grids_[0]->refresh(*assembler, diagonal_);
-    for (int l = 1; l < levels(); ++l) grids_[l]->refresh(*grids_[l - 1]);
-    for (int l = 0; l < levels(); ++l) {
-      const double bound = grids_[l]->jacobiBound();
-      if (estimate_ == Estimate::Gershgorin)
-        bounds_[l] = bound;
-      else if (estimate_ == Estimate::Setup || built)
-        bounds_[l] = std::min(bound, 1.1 * lanczosEstimate(l));
+    std::exception_ptr failure;  // across ranks: agreed on before anyone throws
+    try {
+      grids_[0]->refresh(*assembler, diagonal_);
+      for (int l = 1; l < levels(); ++l) grids_[l]->refresh(*grids_[l - 1]);
+      for (int l = 0; l < levels(); ++l) {
+        const double bound = grids_[l]->jacobiBound();
+        if (estimate_ == Estimate::Gershgorin)
+          bounds_[l] = bound;
+        else if (estimate_ == Estimate::Setup || built)
+          bounds_[l] = std::min(bound, 1.1 * lanczosEstimate(l));
+      }
+    } catch (const Error&) {
+      if (!distribution_) throw;
+      failure = std::current_exception();
     }
-    if (distribution_) distribution_->maxOverRanks(bounds_.data(), levels());
+    if (distribution_) {
+      // A level that fails on one rank fails on every rank, instead of leaving the
+      // others in the next collective.
+      double failed = failure ? distribution_->rank() + 1 : 0;
+      distribution_->maxOverRanks(&failed, 1);
+      if (failure) std::rethrow_exception(failure);
+      require(failed == 0, "mg preconditioner: another rank (", int(failed) - 1,
+              ") failed to set up its multigrid levels");
+      distribution_->maxOverRanks(bounds_.data(), levels());
+    }
     if (coarse_) coarse_->setup(*grids_.back());
     if (gathered_) gathered_->setup(*grids_.back());
   }

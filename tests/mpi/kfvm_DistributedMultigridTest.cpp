@@ -125,6 +125,30 @@ TEST(DistributedMultigrid, OddBlocksStopTheirAxisAndStillConverge) {
   EXPECT_LE(manyRow, oneRow + 3) << oneRow << " vs " << manyRow;
 }
 
+TEST(DistributedMultigrid, ALevelFailingOnOneRankFailsOnEveryRank) {
+  // D = 0 beyond x = 0.95 on 40 cells in a row of ranks: only the last rank's block has
+  // a row with a zero diagonal, and only its levels find it; the others must not be left
+  // in the setup's next collective.
+  const auto grid = CartesianGrid::uniform1D(40, 1.0);
+  DistributedSystem<Space> system(
+      grid, Decomposition::balanced(1, {40, 1, 1}, worldSize()), MPI_COMM_WORLD);
+  const auto& mesh = system.localMesh();
+  CellField<Space> D(mesh, "D"), phi(mesh, "phi");
+  setFromCellCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real, Real) { return x > Real(0.95) ? 0 : 1; });
+  Equation<Space> equation(mesh);
+  equation.diffusion(D);
+  if (system.isPhysical(Patch::Left))
+    equation.boundary(Patch::Left, BoundaryCondition::dirichlet(0.0));
+  system.setEquation(equation);
+  system.setSolver(makeLinearSolver<Space>("cg", {{"preconditioner", "mg"}}));
+  const bool last = worldRank() == worldSize() - 1;
+  expectRefused([&] { system.solveSteady(phi); },
+                last ? std::vector<std::string>{"non-positive or non-finite diagonal"}
+                     : std::vector<std::string>{"another rank (" +
+                                                std::to_string(worldSize() - 1) + ")"});
+}
+
 TEST(DistributedMultigrid, LanczosEstimatesAcrossRanksAreErrors) {
   const auto grid = CartesianGrid::uniform3D(8, 8, 8, 1.0, 1.0, 1.0);
   const auto decomposition = Decomposition::balanced(3, {8, 8, 8}, worldSize());

@@ -348,7 +348,8 @@ TEST(Multigrid, OneAndTwoDimensionsAndTheFourthOrderTerm) {
 
 // Constant coefficients on a uniform grid: the level takes its uniform numbers inside
 // (no array read there; its sweeps by column chunks) and its products, residual and
-// Chebyshev step (into another vector and in place) are still the assembled operator's;
+// Chebyshev step (into another vector and in place, and its first two steps from 0 in one
+// pass) are still the assembled operator's;
 // its dense form and Gershgorin bound agree; variable coefficients are not uniform.
 TEST(Multigrid, UniformLevelsKeepTheOperatorAndItsBound) {
   const auto grid = CartesianGrid::uniform3D(7, 6, 20, 0.7, 0.6, 2.0);  // chunks inside
@@ -392,6 +393,19 @@ TEST(Multigrid, UniformLevelsKeepTheOperatorAndItsBound) {
         EXPECT_NEAR(moved[i], expected, tolerance(1e-12) * scale) << i << columns;
         EXPECT_NEAR(inPlace[i], expected, tolerance(1e-12) * scale) << i << columns;
       }
+      // From 0: the first two steps in one pass, and the step after them computing the
+      // first iterate, equal the steps one by one.
+      const auto b = toDevice(bHost);
+      Vector<Space> x1("x1", n), two("two", n), three("three", n), start("start", n);
+      sweeps.scaledJacobi(b, x1, Real(0.6));
+      sweeps.chebyshevStep(b, x1, Vector<Space>(), two, Real(0.3), Real(0.7));
+      sweeps.chebyshevStep(b, two, x1, three, Real(0.2), Real(0.5));
+      sweeps.chebyshevStart(b, start, Real(0.6), Real(0.3), Real(0.7));
+      sweeps.chebyshevStepAfterStart(b, start, next, Real(0.2), Real(0.5), Real(0.6));
+      const double bScale = largestMagnitude(bHost);
+      EXPECT_LT(maxDifference(toHost(start), toHost(two)), tolerance(1e-13) * bScale);
+      EXPECT_LT(maxDifference(toHost(next), toHost(three)), tolerance(1e-13) * bScale);
+      EXPECT_GT(largestMagnitude(toHost(three)), 0.01 * bScale);
     }
     DeviceView<Real**, Space> dense("dense", n, n);
     level.dense(dense);

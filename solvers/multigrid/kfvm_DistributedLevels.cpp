@@ -135,6 +135,11 @@ GatheredCoarseSolve<ExecSpace>::GatheredCoarseSolve(
   // Positions in the whole: rank by rank, each rank's owned cells in local order.
   std::vector<double> ids;
   distribution.gather(mine.data(), int(mine.size()), ids);
+  // Every rank's count of owned cells, for the gathers of each cycle.
+  const double count = double(mine.size());
+  std::vector<double> counts;
+  distribution.gather(&count, 1, counts);
+  for (const double c : counts) counts_.push_back(int(c));
   require(Ordinal(ids.size()) == cells_, "GatheredCoarseSolve: the ranks own ",
           ids.size(), " cells of ", cells_);
   std::unordered_map<std::int64_t, Ordinal> position;
@@ -198,7 +203,7 @@ void GatheredCoarseSolve<ExecSpace>::apply(const Vector<ExecSpace>& b,
                Details::PackOwned<ExecSpace>{owned_, b, packed_, false});
   Kokkos::deep_copy(packedHost_, packed_);
   for (Ordinal q = 0; q < owned; ++q) mine_[std::size_t(q)] = double(packedHost_(q));
-  distribution_->gather(mine_.data(), int(owned), all_);
+  distribution_->gather(mine_.data(), counts_, all_);
   for (Ordinal q = 0; q < owned; ++q) {
     const double* row = inverseRows_.data() + std::size_t(q) * cells_;
     double sum = 0;

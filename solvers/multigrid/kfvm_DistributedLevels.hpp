@@ -49,6 +49,7 @@ class GatheredCoarseSolve {
   std::vector<Ordinal> ownedLocal_;           // this rank's owned cells (local index)
   std::vector<Ordinal> localPosition_;        // local cell -> position in the whole
   Ordinal offset_ = 0;                        // position of this rank's first owned cell
+  std::vector<int> counts_;                   // every rank's owned cells
   DeviceView<Real**, ExecSpace> localDense_;  // the block's dense matrix
   std::vector<double> inverseRows_;           // this rank's rows of the inverse
   DeviceView<Ordinal*, ExecSpace> owned_;

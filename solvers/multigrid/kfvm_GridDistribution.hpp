@@ -39,6 +39,10 @@ class GridDistribution {
   /// Every rank's count values, concatenated in rank order into all (the same on every
   /// rank; resized, so that a buffer kept between calls is not allocated again).
   virtual void gather(const double* mine, int count, std::vector<double>& all) const = 0;
+  /// The same with every rank's count known (counts, in rank order, from an earlier
+  /// gather): one collective instead of two.
+  virtual void gather(const double* mine, const std::vector<int>& counts,
+                      std::vector<double>& all) const = 0;
 };
 
 }  // namespace kfvm

@@ -1,4 +1,5 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_LevelSweeps.hpp>
 
@@ -9,7 +10,8 @@ namespace kfvm {
 namespace Details {
 
 /// The residual (Step = false: out = b - A x) or a Chebyshev step (Step: out = x +
-/// a (x - previous) + c D^-1 (b - A x)), by cells or by column chunks.
+/// a (x - previous) + c D^-1 (b - A x), previous = startScale D^-1 b when startScale is
+/// not 0), by cells or by column chunks.
 template <class ExecSpace, bool Step>
 struct LevelSweep {
   struct Cells {};
@@ -19,11 +21,16 @@ struct LevelSweep {
   LevelGeometry<ExecSpace> g;
   StencilColumnTiles tiles;
   Vector<ExecSpace> b, x, previous, out;
-  Real a, c;
+  Real a, c, startScale;
 
   /// True when the step reads previous (a != 0 and previous given).
   KOKKOS_INLINE_FUNCTION bool readsPrevious() const {
-    return Step && a != 0 && previous.data() != nullptr;
+    return Step && a != 0 && startScale == 0 && previous.data() != nullptr;
+  }
+  /// The previous iterate at a cell of right-hand side rhs and diagonal.
+  KOKKOS_INLINE_FUNCTION Real previousAt(Ordinal cell, Real rhs, Real diagonal) const {
+    if (Step && startScale != 0) return startScale * rhs / diagonal;
+    return readsPrevious() ? previous(cell) : Real(0);
   }
   /// The new value at a cell of x value xc, previous value p, residual and diagonal.
   KOKKOS_INLINE_FUNCTION Real value(Real xc, Real p, Real residual, Real diagonal) const {
@@ -33,9 +40,9 @@ struct LevelSweep {
 
   KOKKOS_INLINE_FUNCTION void at(Ordinal cell, const int idx[3]) const {
     Real diagonal;
-    const Real residual = b(cell) - g.product(cell, idx, x, diagonal);
-    const Real p = readsPrevious() ? previous(cell) : Real(0);
-    out(cell) = value(x(cell), p, residual, diagonal);
+    const Real rhs = b(cell);
+    const Real residual = rhs - g.product(cell, idx, x, diagonal);
+    out(cell) = value(x(cell), previousAt(cell, rhs, diagonal), residual, diagonal);
   }
 
   KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
@@ -74,13 +81,49 @@ struct LevelSweep {
     // after a store would wait for it.
     Real before[depth];
     const bool reads = readsPrevious();
-    for (int m = 0; m < depth; ++m) before[m] = reads ? previous(start + m * plane) : 0;
+    for (int m = 0; m < depth; ++m)
+      before[m] = reads ? previous(start + m * plane) : previousAt(0, rhs[m], diagonal);
     Real* outs = out.data() + start;  // may be previous: not restrict
     for (int m = 0; m < depth; ++m) {
       const Real product =
           diagonal * column[m + 1] - side[m] - f2 * (column[m] + column[m + 2]);
       outs[m * plane] = value(column[m + 1], before[m], rhs[m] - product, diagonal);
     }
+  }
+};
+
+/// The first two steps of a Chebyshev iteration from 0 in one pass over b:
+/// out = (1 + a) x1 + c D^-1 (b - A x1) with x1 = scale D^-1 b computed where the
+/// stencil reads it (on one process: b's ghosts are not exchanged).
+template <class ExecSpace>
+struct LevelChebyshevStart {
+  LevelGeometry<ExecSpace> g;
+  Vector<ExecSpace> b, out;
+  Real scale, a, c;
+  /// scale D^-1 b at any cell.
+  struct Scaled {
+    Vector<ExecSpace> b;
+    DeviceView<Real*, ExecSpace> diagonal;
+    Real scale;
+    KOKKOS_INLINE_FUNCTION Real operator()(Ordinal cell) const {
+      return scale * b(cell) / diagonal(cell);
+    }
+  };
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    int idx[3];
+    g.d.grid.indices(cell, idx);
+    const Real rhs = b(cell);
+    if (g.d.uniform && g.d.dimension == 3 && g.farInside(idx)) {  // one diagonal
+      const Real diagonal = g.d.uniformDiagonal, k = scale / diagonal;
+      Real ignored;  // x1 = k b on the whole stencil
+      const Real product = k * g.product(cell, idx, b, ignored);
+      out(cell) = (1 + a) * k * rhs + c * (rhs - product) / diagonal;
+      return;
+    }
+    const Scaled x1{b, g.d.diagonal, scale};
+    Real diagonal;
+    const Real residual = rhs - g.product(cell, idx, x1, diagonal);
+    out(cell) = (1 + a) * x1(cell) + c * residual / diagonal;
   }
 };
 
@@ -134,10 +177,11 @@ template <bool Step>
 void LevelSweeps<ExecSpace>::sweep(const char* label, const Vector<ExecSpace>& b,
                                    const Vector<ExecSpace>& x,
                                    const Vector<ExecSpace>& previous,
-                                   const Vector<ExecSpace>& out, Real a, Real c) const {
+                                   const Vector<ExecSpace>& out, Real a, Real c,
+                                   Real startScale) const {
   using Sweep = Details::LevelSweep<ExecSpace, Step>;
   const auto& data = level_->data();
-  const Sweep body{{data}, tiles_, b, x, previous, out, a, c};
+  const Sweep body{{data}, tiles_, b, x, previous, out, a, c, startScale};
   if (columns_ && data.uniform && data.dimension == 3)
     Kokkos::parallel_for(
         label,
@@ -156,7 +200,7 @@ template <class ExecSpace>
 void LevelSweeps<ExecSpace>::residual(const Vector<ExecSpace>& b,
                                       const Vector<ExecSpace>& x,
                                       const Vector<ExecSpace>& r) const {
-  sweep<false>("kfvm::LevelSweeps::residual", b, x, Vector<ExecSpace>(), r, 0, 0);
+  sweep<false>("kfvm::LevelSweeps::residual", b, x, Vector<ExecSpace>(), r, 0, 0, 0);
 }
 
 template <class ExecSpace>
@@ -181,7 +225,27 @@ void LevelSweeps<ExecSpace>::chebyshevStep(const Vector<ExecSpace>& b,
                                            const Vector<ExecSpace>& previous,
                                            const Vector<ExecSpace>& next, Real a,
                                            Real c) const {
-  sweep<true>("kfvm::LevelSweeps::chebyshevStep", b, x, previous, next, a, c);
+  sweep<true>("kfvm::LevelSweeps::chebyshevStep", b, x, previous, next, a, c, 0);
+}
+
+template <class ExecSpace>
+void LevelSweeps<ExecSpace>::chebyshevStart(const Vector<ExecSpace>& b,
+                                            const Vector<ExecSpace>& out, Real scale,
+                                            Real a, Real c) const {
+  forEachIndex(
+      "kfvm::LevelSweeps::chebyshevStart", ExecSpace(), level_->numCells(),
+      Details::LevelChebyshevStart<ExecSpace>{{level_->data()}, b, out, scale, a, c});
+}
+
+template <class ExecSpace>
+void LevelSweeps<ExecSpace>::chebyshevStepAfterStart(const Vector<ExecSpace>& b,
+                                                     const Vector<ExecSpace>& x,
+                                                     const Vector<ExecSpace>& next,
+                                                     Real a, Real c,
+                                                     Real startScale) const {
+  require(startScale != 0, "LevelSweeps::chebyshevStepAfterStart: startScale is 0");
+  sweep<true>("kfvm::LevelSweeps::chebyshevStepAfterStart", b, x, Vector<ExecSpace>(),
+              next, a, c, startScale);
 }
 
 #define KFVM_INSTANTIATE_LEVEL_SWEEPS(Space) template class LevelSweeps<Space>;

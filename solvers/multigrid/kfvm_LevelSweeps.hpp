@@ -37,12 +37,22 @@ class LevelSweeps {
   void chebyshevStep(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
                      const Vector<ExecSpace>& previous, const Vector<ExecSpace>& next,
                      Real a, Real c) const;
+  /// The first two steps from x = 0 in one pass over b (2 vectors instead of 5):
+  /// out = chebyshevStep(b, x1, 0, out, a, c) with x1 = scale D^-1 b. One process only
+  /// (b's ghost cells are read, not exchanged).
+  void chebyshevStart(const Vector<ExecSpace>& b, const Vector<ExecSpace>& out,
+                      Real scale, Real a, Real c) const;
+  /// The step after chebyshevStart(b, x, startScale, ...): previous is startScale D^-1 b,
+  /// computed instead of read (3 vectors instead of 4). next may not be x.
+  void chebyshevStepAfterStart(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
+                               const Vector<ExecSpace>& next, Real a, Real c,
+                               Real startScale) const;
 
  private:
   template <bool Step>
   void sweep(const char* label, const Vector<ExecSpace>& b, const Vector<ExecSpace>& x,
              const Vector<ExecSpace>& previous, const Vector<ExecSpace>& out, Real a,
-             Real c) const;
+             Real c, Real startScale) const;
 
   const GridLevel<ExecSpace>* level_;
   Details::StencilColumnTiles tiles_;

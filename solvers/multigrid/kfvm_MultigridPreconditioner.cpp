@@ -7,7 +7,9 @@
 // (LevelSweeps::chebyshevStep: the product, the residual and the update), or by red-black
 // Gauss-Seidel; the polynomial's interval is [bound / 30, bound] with the level's
 // Gershgorin bound of D^-1 A by default (one reduction a level at setup, no dot product)
-// or a Lanczos estimate. The coarsest level is solved directly (CoarseSolve: the dense
+// or a Lanczos estimate. From a zero guess on one process, the first two steps are one
+// pass over b (LevelSweeps::chebyshevStart) and the third computes the first iterate
+// instead of reading it. The coarsest level is solved directly (CoarseSolve: the dense
 // inverse, one kernel) when it is small enough, else by a Chebyshev polynomial of degree
 // `mg_coarse_degree` over [bound / 1000, bound]. Convection enters every level by its
 // symmetric part (GridLevel's face form). One cycle allocates nothing and, on one
@@ -214,21 +216,41 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     };
     for (int s = 0; s < sweepCount_; ++s) {
       double rhoOld = 1 / sigma;
-      Vector<ExecSpace> next = target();
-      if (x.data() == nullptr) {
-        sweeps.scaledJacobi(b, next, Real(1 / theta));
-      } else {
-        exchange(level, x);
-        sweeps.chebyshevStep(b, x, Vector<ExecSpace>(), next, Real(0), Real(1 / theta));
-      }
-      previous = x;
-      x = next;
-      for (int k = 1; k < degree; ++k) {
+      int k = 1;
+      // Not 0: the previous iterate is startScale D^-1 b, computed instead of stored.
+      double startScale = 0;
+      if (x.data() == nullptr && degree >= 2 && distribution_ == nullptr) {
+        // From 0 on one process: the first two steps in one pass over b.
         const double rho = 1 / (2 * sigma - rhoOld);
-        next = target();
+        ++step;
+        const Vector<ExecSpace> next = target();
+        sweeps.chebyshevStart(b, next, Real(1 / theta), Real(rho * rhoOld),
+                              Real(2 * rho / delta));
+        startScale = 1 / theta;
+        x = next;
+        rhoOld = rho;
+        k = 2;
+      } else {
+        const Vector<ExecSpace> next = target();
+        if (x.data() == nullptr) {
+          sweeps.scaledJacobi(b, next, Real(1 / theta));
+        } else {
+          exchange(level, x);
+          sweeps.chebyshevStep(b, x, Vector<ExecSpace>(), next, Real(0), Real(1 / theta));
+        }
+        previous = x;
+        x = next;
+      }
+      for (; k < degree; ++k) {
+        const double rho = 1 / (2 * sigma - rhoOld);
+        const Vector<ExecSpace> next = target();
         exchange(level, x);
-        sweeps.chebyshevStep(b, x, previous, next, Real(rho * rhoOld),
-                             Real(2 * rho / delta));
+        const Real a = Real(rho * rhoOld), c = Real(2 * rho / delta);
+        if (startScale != 0)
+          sweeps.chebyshevStepAfterStart(b, x, next, a, c, Real(startScale));
+        else
+          sweeps.chebyshevStep(b, x, previous, next, a, c);
+        startScale = 0;
         previous = x;
         x = next;
         rhoOld = rho;

@@ -50,16 +50,30 @@ void DistributedGrid<ExecSpace>::maxOverRanks(double* values, int count) const {
 template <class ExecSpace>
 void DistributedGrid<ExecSpace>::gather(const double* mine, int count,
                                         std::vector<double>& all) const {
-  const MPI_Comm comm = halo_->communicator();
   const int ranks = halo_->decomposition().numRanks();
-  std::vector<int> counts(std::size_t(ranks), 0), starts(std::size_t(ranks) + 1, 0);
-  int status = MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  std::vector<int> counts(std::size_t(ranks), 0);
+  const int status =
+      MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, halo_->communicator());
   require(status == MPI_SUCCESS, "distributed grid: MPI_Allgather failed on rank ",
           rank());
+  gather(mine, counts, all);
+}
+
+template <class ExecSpace>
+void DistributedGrid<ExecSpace>::gather(const double* mine,
+                                        const std::vector<int>& counts,
+                                        std::vector<double>& all) const {
+  const int ranks = halo_->decomposition().numRanks();
+  require(int(counts.size()) == ranks, "distributed grid: gather with ", counts.size(),
+          " counts over ", ranks, " ranks");
+  std::vector<int>& starts =
+      starts_;  // kept between calls: no allocation after the first
+  starts.assign(std::size_t(ranks) + 1, 0);
   for (int r = 0; r < ranks; ++r) starts[r + 1] = starts[r] + counts[r];
   all.resize(std::size_t(starts[ranks]));
-  status = MPI_Allgatherv(mine, count, MPI_DOUBLE, all.data(), counts.data(),
-                          starts.data(), MPI_DOUBLE, comm);
+  const int status =
+      MPI_Allgatherv(mine, counts[std::size_t(rank())], MPI_DOUBLE, all.data(),
+                     counts.data(), starts.data(), MPI_DOUBLE, halo_->communicator());
   require(status == MPI_SUCCESS, "distributed grid: MPI_Allgatherv failed on rank ",
           rank());
 }

@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 namespace kfvm {
 
 /// GridDistribution over MPI: a grid split as a HaloExchange's decomposition, ghost
@@ -29,10 +31,13 @@ class DistributedGrid final : public GridDistribution<ExecSpace> {
       const Decomposition& split) const override;
   void maxOverRanks(double* values, int count) const override;
   void gather(const double* mine, int count, std::vector<double>& all) const override;
+  void gather(const double* mine, const std::vector<int>& counts,
+              std::vector<double>& all) const override;
 
  private:
   const CartesianGrid* grid_;
   HaloExchange<ExecSpace>* halo_;
+  mutable std::vector<int> starts_;  // gather's displacements
 };
 
 }  // namespace kfvm

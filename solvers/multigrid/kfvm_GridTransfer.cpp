@@ -12,8 +12,10 @@ namespace kfvm {
 namespace Details {
 
 /// b = R r: each coarse cell gathers the fine cells that interpolate from it. The
-/// per-axis sources and weights are loaded first (unused entries: index 0, weight 0),
-/// then every fine load of the cell is independent of the others.
+/// per-axis sources and weights are loaded first (unused entries: index 0, weight 0), so
+/// every load has a valid index: the loops along x and y have fixed trip counts and
+/// issue their 16 loads together (measured on the H200: with loops to each axis's count
+/// the loads went one after the other, 0.6 of copy); planes of weight 0 are skipped.
 template <class ExecSpace>
 struct TransferRestriction {
   typename GridTransfer<ExecSpace>::Data d;
@@ -24,32 +26,33 @@ struct TransferRestriction {
     d.coarse.indices(cell, idx);
     Ordinal at[3][4];
     Real w[3][4];
-    int count[3];
-    for (int a = 0; a < 3; ++a) {
-      count[a] = 0;
+    for (int a = 0; a < 3; ++a)
       for (int s = 0; s < 4; ++s) {
         at[a][s] = d.sources[a](idx[a], s);
         w[a][s] = d.sourceWeights[a](idx[a], s);
-        if (w[a][s] != 0) count[a] = s + 1;
       }
-    }
     const Ordinal nx = d.fineCells[0], plane = nx * d.fineCells[1];
     for (int v = 0; v < components; ++v) {
       Real sum = 0;
-      for (int q = 0; q < count[2]; ++q)
-        for (int p = 0; p < count[1]; ++p) {
+      for (int q = 0; q < 4; ++q) {
+        if (w[2][q] == 0) continue;
+        Real layer = 0;
+        for (int p = 0; p < 4; ++p) {
           const Ordinal row = at[1][p] * nx + at[2][q] * plane;
           Real line = 0;
-          for (int o = 0; o < count[0]; ++o)
+          for (int o = 0; o < 4; ++o)
             line += w[0][o] * r((at[0][o] + row) * components + v);
-          sum += w[2][q] * w[1][p] * line;
+          layer += w[1][p] * line;
         }
+        sum += w[2][q] * layer;
+      }
       b(cell * components + v) = sum;
     }
   }
 };
 
-/// x += P e: each fine cell interpolates from up to 8 coarse cells.
+/// x += P e: each fine cell interpolates from 8 coarse cells (an axis without another
+/// coarse cell has weight 0 on its parent again: every load valid, none skipped).
 template <class ExecSpace>
 struct TransferProlongation {
   typename GridTransfer<ExecSpace>::Data d;
@@ -58,7 +61,7 @@ struct TransferProlongation {
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     int idx[3];
     d.fine.indices(cell, idx);
-    int at[3][2];
+    Ordinal at[3][2];
     Real w[3][2];
     for (int a = 0; a < 3; ++a) {
       const Real other = d.weight[a](idx[a]);
@@ -67,20 +70,16 @@ struct TransferProlongation {
       w[a][0] = Real(1) - other;
       w[a][1] = other;
     }
+    const Ordinal nx = d.coarseCells[0], plane = nx * d.coarseCells[1];
     for (int v = 0; v < components; ++v) {
       Real sum = 0;
-      for (int q = 0; q < 2; ++q) {
-        if (w[2][q] == 0) continue;
+      for (int q = 0; q < 2; ++q)
         for (int p = 0; p < 2; ++p) {
-          if (w[1][p] == 0) continue;
-          const Ordinal row = at[1][p] + Ordinal(d.coarseCells[1]) * at[2][q];
-          Real line = 0;
-          for (int o = 0; o < 2; ++o)
-            if (w[0][o] != 0)
-              line += w[0][o] * e((at[0][o] + d.coarseCells[0] * row) * components + v);
+          const Ordinal row = at[1][p] * nx + at[2][q] * plane;
+          const Real line = w[0][0] * e((at[0][0] + row) * components + v) +
+                            w[0][1] * e((at[0][1] + row) * components + v);
           sum += w[2][q] * w[1][p] * line;
         }
-      }
       x(cell * components + v) += sum;
     }
   }

@@ -3,6 +3,7 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_LevelSweeps.hpp>
 
+#include "detail/kfvm_LevelColumns.hpp"
 #include "detail/kfvm_LevelStencil.hpp"
 
 namespace kfvm {
@@ -11,15 +12,14 @@ namespace Details {
 
 /// The residual (Step = false: out = b - A x) or a Chebyshev step (Step: out = x +
 /// a (x - previous) + c D^-1 (b - A x), previous = startScale D^-1 b when startScale is
-/// not 0), by cells or by column chunks.
+/// not 0), cell by cell: on every cell, or on a uniform 3D level's shell (LevelBoxes).
 template <class ExecSpace, bool Step>
 struct LevelSweep {
   struct Cells {};
-  struct Columns {};
-  static constexpr int depth = StencilColumnTiles::depth;
+  struct Shell {};
 
   LevelGeometry<ExecSpace> g;
-  StencilColumnTiles tiles;
+  LevelBoxes boxes;
   Vector<ExecSpace> b, x, previous, out;
   Real a, c, startScale;
 
@@ -32,17 +32,17 @@ struct LevelSweep {
     if (Step && startScale != 0) return startScale * rhs / diagonal;
     return readsPrevious() ? previous(cell) : Real(0);
   }
-  /// The new value at a cell of x value xc, previous value p, residual and diagonal.
-  KOKKOS_INLINE_FUNCTION Real value(Real xc, Real p, Real residual, Real diagonal) const {
-    if (!Step) return residual;
-    return xc + a * (xc - p) + c * residual / diagonal;
-  }
 
   KOKKOS_INLINE_FUNCTION void at(Ordinal cell, const int idx[3]) const {
     Real diagonal;
     const Real rhs = b(cell);
     const Real residual = rhs - g.product(cell, idx, x, diagonal);
-    out(cell) = value(x(cell), previousAt(cell, rhs, diagonal), residual, diagonal);
+    if (!Step) {
+      out(cell) = residual;
+      return;
+    }
+    const Real xc = x(cell), p = previousAt(cell, rhs, diagonal);
+    out(cell) = xc + a * (xc - p) + c * residual / diagonal;
   }
 
   KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
@@ -50,45 +50,10 @@ struct LevelSweep {
     g.d.grid.indices(cell, idx);
     at(cell, idx);
   }
-
-  KOKKOS_FUNCTION void operator()(Columns, Ordinal index) const {
-    int i, j, kBegin;
-    if (!tiles.chunkOf(index, i, j, kBegin)) return;
-    const int nx = g.d.cells[0], ny = g.d.cells[1], nz = g.d.cells[2];
-    const Ordinal plane = Ordinal(nx) * ny;
-    const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
-    if (i == 0 || i + 1 == nx || j == 0 || j + 1 == ny || kBegin == 0 ||
-        kBegin + depth >= nz) {  // a chunk at the boundary: cell by cell
-      for (int k = kBegin; k < nz && k < kBegin + depth; ++k) {
-        const int idx[3] = {i, j, k};
-        at(start + plane * (k - kBegin), idx);
-      }
-      return;
-    }
-    const Real f0 = g.d.uniformFaces[0], f1 = g.d.uniformFaces[1];
-    const Real f2 = g.d.uniformFaces[2], diagonal = g.d.uniformDiagonal;
-    const Real* KOKKOS_RESTRICT xs = x.data() + start;
-    const Real* KOKKOS_RESTRICT bs = b.data() + start;
-    Real column[depth + 2], side[depth], rhs[depth];
-    column[0] = xs[-plane];
-    for (int m = 0; m <= depth; ++m) column[m + 1] = xs[m * plane];
-    for (int m = 0; m < depth; ++m) {
-      const Real* KOKKOS_RESTRICT here = xs + m * plane;
-      side[m] = f0 * (here[-1] + here[1]) + f1 * (here[-nx] + here[nx]);
-    }
-    for (int m = 0; m < depth; ++m) rhs[m] = bs[m * plane];
-    // previous too before the first store: out may be previous (in place), so a load
-    // after a store would wait for it.
-    Real before[depth];
-    const bool reads = readsPrevious();
-    for (int m = 0; m < depth; ++m)
-      before[m] = reads ? previous(start + m * plane) : previousAt(0, rhs[m], diagonal);
-    Real* outs = out.data() + start;  // may be previous: not restrict
-    for (int m = 0; m < depth; ++m) {
-      const Real product =
-          diagonal * column[m + 1] - side[m] - f2 * (column[m] + column[m + 2]);
-      outs[m * plane] = value(column[m + 1], before[m], rhs[m] - product, diagonal);
-    }
+  KOKKOS_FUNCTION void operator()(Shell, Ordinal index) const {
+    int idx[3];
+    const Ordinal cell = boxes.shellCell(index, idx);
+    at(cell, idx);
   }
 };
 
@@ -109,9 +74,21 @@ struct LevelChebyshevStart {
       return scale * b(cell) / diagonal(cell);
     }
   };
-  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+  struct Cells {};
+  struct Shell {};
+  LevelBoxes boxes;
+
+  KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
     int idx[3];
     g.d.grid.indices(cell, idx);
+    at(cell, idx);
+  }
+  KOKKOS_FUNCTION void operator()(Shell, Ordinal index) const {
+    int idx[3];
+    const Ordinal cell = boxes.shellCell(index, idx);
+    at(cell, idx);
+  }
+  KOKKOS_INLINE_FUNCTION void at(Ordinal cell, const int idx[3]) const {
     const Real rhs = b(cell);
     if (g.d.uniform && g.d.dimension == 3 && g.farInside(idx)) {  // one diagonal
       const Real diagonal = g.d.uniformDiagonal, k = scale / diagonal;
@@ -170,7 +147,30 @@ struct LevelGaussSeidel {
 
 template <class ExecSpace>
 LevelSweeps<ExecSpace>::LevelSweeps(const GridLevel<ExecSpace>& level, bool columns)
-    : level_(&level), tiles_(level.cells()), columns_(columns) {}
+    : level_(&level), columns_(columns && level.dimension() == 3) {
+  if (columns_) {
+    boxes_ = std::make_shared<Details::LevelBoxes>(level.cells(), 1);
+    startBoxes_ = std::make_shared<Details::LevelBoxes>(level.cells(), 2);
+  }
+}
+
+template <class ExecSpace>
+bool LevelSweeps<ExecSpace>::byColumns() const {
+  return columns_ && level_->data().uniform;
+}
+
+template <class ExecSpace>
+template <class Interior, class Shell>
+void LevelSweeps<ExecSpace>::split(const char* label, const Details::LevelBoxes& boxes,
+                                   const Interior& interior, const Shell& shell) const {
+  if (boxes.interiorItems() > 0)
+    forEachIndex(label, ExecSpace(), boxes.interiorItems(), interior);
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<ExecSpace, typename Shell::Shell, Kokkos::IndexType<Ordinal>>(
+          ExecSpace(), 0, boxes.shellCells()),
+      shell);
+}
 
 template <class ExecSpace>
 template <bool Step>
@@ -181,19 +181,30 @@ void LevelSweeps<ExecSpace>::sweep(const char* label, const Vector<ExecSpace>& b
                                    Real startScale) const {
   using Sweep = Details::LevelSweep<ExecSpace, Step>;
   const auto& data = level_->data();
-  const Sweep body{{data}, tiles_, b, x, previous, out, a, c, startScale};
-  if (columns_ && data.uniform && data.dimension == 3)
-    Kokkos::parallel_for(
-        label,
-        Kokkos::RangePolicy<ExecSpace, typename Sweep::Columns,
-                            Kokkos::IndexType<Ordinal>>(ExecSpace(), 0, tiles_.items),
-        body);
-  else
-    Kokkos::parallel_for(
-        label,
-        Kokkos::RangePolicy<ExecSpace, typename Sweep::Cells, Kokkos::IndexType<Ordinal>>(
-            ExecSpace(), 0, level_->numCells()),
-        body);
+  if (byColumns()) {
+    constexpr auto kind =
+        Step ? Details::ColumnSweep::Step : Details::ColumnSweep::Residual;
+    const Details::LevelInteriorColumns<ExecSpace, kind> interior{*boxes_,
+                                                                  data.uniformFaces[0],
+                                                                  data.uniformFaces[1],
+                                                                  data.uniformFaces[2],
+                                                                  data.uniformDiagonal,
+                                                                  b,
+                                                                  x,
+                                                                  previous,
+                                                                  out,
+                                                                  a,
+                                                                  c,
+                                                                  startScale};
+    split(label, *boxes_, interior,
+          Sweep{{data}, *boxes_, b, x, previous, out, a, c, startScale});
+    return;
+  }
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<ExecSpace, typename Sweep::Cells, Kokkos::IndexType<Ordinal>>(
+          ExecSpace(), 0, level_->numCells()),
+      Sweep{{data}, {}, b, x, previous, out, a, c, startScale});
 }
 
 template <class ExecSpace>
@@ -232,9 +243,32 @@ template <class ExecSpace>
 void LevelSweeps<ExecSpace>::chebyshevStart(const Vector<ExecSpace>& b,
                                             const Vector<ExecSpace>& out, Real scale,
                                             Real a, Real c) const {
-  forEachIndex(
-      "kfvm::LevelSweeps::chebyshevStart", ExecSpace(), level_->numCells(),
-      Details::LevelChebyshevStart<ExecSpace>{{level_->data()}, b, out, scale, a, c});
+  using Start = Details::LevelChebyshevStart<ExecSpace>;
+  const char* label = "kfvm::LevelSweeps::chebyshevStart";
+  const auto& data = level_->data();
+  if (byColumns()) {
+    const Details::LevelInteriorColumns<ExecSpace, Details::ColumnSweep::Start> interior{
+        *startBoxes_,
+        data.uniformFaces[0],
+        data.uniformFaces[1],
+        data.uniformFaces[2],
+        data.uniformDiagonal,
+        b,
+        Vector<ExecSpace>(),
+        Vector<ExecSpace>(),
+        out,
+        a,
+        c,
+        scale};
+    split(label, *startBoxes_, interior,
+          Start{{data}, b, out, scale, a, c, *startBoxes_});
+    return;
+  }
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<ExecSpace, typename Start::Cells, Kokkos::IndexType<Ordinal>>(
+          ExecSpace(), 0, level_->numCells()),
+      Start{{data}, b, out, scale, a, c, {}});
 }
 
 template <class ExecSpace>

@@ -2,19 +2,25 @@
 #define KFVM_LEVEL_SWEEPS_HPP
 
 #include <kfvm_GridLevel.hpp>
-#include <kfvm_StencilColumnTiles.hpp>
+
+#include <memory>
 
 namespace kfvm {
 
-/// The sweeps of multigrid over one GridLevel, each one kernel: the residual, the halves
+namespace Details {
+struct LevelBoxes;
+}
+
+/// The sweeps of multigrid over one GridLevel, each one pass: the residual, the halves
 /// of a red-black Gauss-Seidel sweep, and the steps of a Jacobi-preconditioned
 /// Chebyshev iteration in its three-term form
 /// (x_next = x + a (x - x_previous) + c D^-1 (b - A x): 4 vectors a step, no
-/// direction vector). A uniform 3D level (GridLevel::Data::uniform) runs them in column
-/// chunks (StencilColumnTiles, as StencilOperator's Columns loop): a chunk inside the
-/// grid issues all its loads before its first store and reads no coefficient array;
-/// chunks at the grid's boundary and other levels go cell by cell. Reads the level's
-/// values at each call (refresh() may change them); allocates nothing.
+/// direction vector). With columns, a uniform 3D level (GridLevel::Data::uniform) runs
+/// the residual and the Chebyshev steps in two kernels: its interior box in column
+/// chunks (every load of a chunk before its first store, no coefficient array read) and
+/// the shell around it cell by cell (detail/kfvm_LevelColumns.hpp); other levels go
+/// cell by cell. Reads the level's values at each call (refresh() may change them);
+/// allocates nothing.
 template <class ExecSpace>
 class LevelSweeps {
  public:
@@ -54,9 +60,18 @@ class LevelSweeps {
              const Vector<ExecSpace>& previous, const Vector<ExecSpace>& out, Real a,
              Real c, Real startScale) const;
 
+  /// True when the sweeps split the level (uniform 3D, columns asked for).
+  bool byColumns() const;
+  /// The interior kernel over boxes's chunks, then the shell kernel over its shell.
+  template <class Interior, class Shell>
+  void split(const char* label, const Details::LevelBoxes& boxes,
+             const Interior& interior, const Shell& shell) const;
+
   const GridLevel<ExecSpace>* level_;
-  Details::StencilColumnTiles tiles_;
   bool columns_;
+  // The interior box and shell for the residual and steps (margin 1) and for
+  // chebyshevStart (margin 2); on 3D levels with columns.
+  std::shared_ptr<const Details::LevelBoxes> boxes_, startBoxes_;
 };
 
 }  // namespace kfvm

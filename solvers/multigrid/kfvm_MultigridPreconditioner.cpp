@@ -320,16 +320,14 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     if (distribution_ != nullptr) exchanges_[level](x);
   }
 
-  /// Whether level l sweeps by column chunks: mg_sweep_loop "columns", or "auto" on a
-  /// device for a level of more than 2^26 cells (on the H200 the chunks lost at 256^3,
-  /// 85 against 72 microseconds a step on average, and won at 512^3, a V-cycle in 20.8
-  /// against 22.3 ms; perf/RESULTS.md, 2026-12-04, run 16).
-  bool columns(int l) const {
+  /// Whether level l sweeps its interior by column chunks (LevelSweeps): mg_sweep_loop
+  /// "columns", or "auto" on a device (on the H200 a step's interior chunks ran at 4.0
+  /// TB/s where one cell a thread ran at 2.2 to 2.7; perf/RESULTS.md, 2026-12-05, run
+  /// 20). On a host, cell by cell.
+  bool columns(int) const {
     if (loop_ != "auto") return loop_ == "columns";
-    const bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                   typename ExecSpace::memory_space>::accessible;
-    return !host && grids_[l]->numCells() > (Ordinal(1) << 26);
+    return !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                       typename ExecSpace::memory_space>::accessible;
   }
 
   /// Chebyshev's Lanczos estimate of D^-1 A's largest eigenvalue on level.

@@ -10,46 +10,28 @@
 
 namespace kfvm {
 
+namespace {
+/// The first-order element types: Gmsh's number, nodes, dimension.
+struct ElementType {
+  int type, nodes, dimension;
+};
+constexpr ElementType elementTypes[] = {{1, 2, 1}, {2, 3, 2}, {3, 4, 2}, {4, 4, 3},
+                                        {5, 8, 3}, {6, 6, 3}, {7, 5, 3}, {15, 1, 0}};
+const ElementType* findType(int type) {
+  for (const auto& t : elementTypes)
+    if (t.type == type) return &t;
+  return nullptr;
+}
+}  // namespace
+
 int gmshElementNodes(int type) {
-  switch (type) {
-    case 1:
-      return 2;
-    case 2:
-      return 3;
-    case 3:
-      return 4;
-    case 4:
-      return 4;
-    case 5:
-      return 8;
-    case 6:
-      return 6;
-    case 7:
-      return 5;
-    case 15:
-      return 1;
-    default:
-      return 0;
-  }
+  const auto* t = findType(type);
+  return t ? t->nodes : 0;
 }
 
 int gmshElementDimension(int type) {
-  switch (type) {
-    case 15:
-      return 0;
-    case 1:
-      return 1;
-    case 2:
-    case 3:
-      return 2;
-    case 4:
-    case 5:
-    case 6:
-    case 7:
-      return 3;
-    default:
-      return -1;
-  }
+  const auto* t = findType(type);
+  return t ? t->dimension : -1;
 }
 
 int GmshFile::dimension() const {

@@ -10,16 +10,33 @@ namespace kfvm {
 
 namespace Details {
 
-/// The residual (Step = false: out = b - A x) or a Chebyshev step (Step: out = x +
-/// a (x - previous) + c D^-1 (b - A x), previous = startScale D^-1 b when startScale is
-/// not 0), cell by cell: on every cell, or on a uniform 3D level's shell (LevelBoxes).
-template <class ExecSpace, bool Step>
-struct LevelSweep {
+/// body.at(cell, indices) on every cell of its level (Cells) or on the cells of a uniform
+/// 3D level's shell (Shell, LevelBoxes).
+template <class Body>
+struct CellByCell {
   struct Cells {};
   struct Shell {};
-
-  LevelGeometry<ExecSpace> g;
+  Body body;
   LevelBoxes boxes;
+
+  KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
+    int idx[3];
+    body.g.d.grid.indices(cell, idx);
+    body.at(cell, idx);
+  }
+  KOKKOS_FUNCTION void operator()(Shell, Ordinal index) const {
+    int idx[3];
+    const Ordinal cell = boxes.shellCell(index, idx);
+    body.at(cell, idx);
+  }
+};
+
+/// The residual (Step = false: out = b - A x) or a Chebyshev step (Step: out = x +
+/// a (x - previous) + c D^-1 (b - A x), previous = startScale D^-1 b when startScale is
+/// not 0), at one cell (run by CellByCell).
+template <class ExecSpace, bool Step>
+struct LevelSweep {
+  LevelGeometry<ExecSpace> g;
   Vector<ExecSpace> b, x, previous, out;
   Real a, c, startScale;
 
@@ -44,17 +61,6 @@ struct LevelSweep {
     const Real xc = x(cell), p = previousAt(cell, rhs, diagonal);
     out(cell) = xc + a * (xc - p) + c * residual / diagonal;
   }
-
-  KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
-    int idx[3];
-    g.d.grid.indices(cell, idx);
-    at(cell, idx);
-  }
-  KOKKOS_FUNCTION void operator()(Shell, Ordinal index) const {
-    int idx[3];
-    const Ordinal cell = boxes.shellCell(index, idx);
-    at(cell, idx);
-  }
 };
 
 /// The first two steps of a Chebyshev iteration from 0 in one pass over b:
@@ -74,20 +80,6 @@ struct LevelChebyshevStart {
       return scale * b(cell) / diagonal(cell);
     }
   };
-  struct Cells {};
-  struct Shell {};
-  LevelBoxes boxes;
-
-  KOKKOS_FUNCTION void operator()(Cells, Ordinal cell) const {
-    int idx[3];
-    g.d.grid.indices(cell, idx);
-    at(cell, idx);
-  }
-  KOKKOS_FUNCTION void operator()(Shell, Ordinal index) const {
-    int idx[3];
-    const Ordinal cell = boxes.shellCell(index, idx);
-    at(cell, idx);
-  }
   KOKKOS_INLINE_FUNCTION void at(Ordinal cell, const int idx[3]) const {
     const Real rhs = b(cell);
     if (g.d.uniform && g.d.dimension == 3 && g.farInside(idx)) {  // one diagonal
@@ -179,8 +171,10 @@ void LevelSweeps<ExecSpace>::sweep(const char* label, const Vector<ExecSpace>& b
                                    const Vector<ExecSpace>& previous,
                                    const Vector<ExecSpace>& out, Real a, Real c,
                                    Real startScale) const {
-  using Sweep = Details::LevelSweep<ExecSpace, Step>;
+  using Sweep = Details::CellByCell<Details::LevelSweep<ExecSpace, Step>>;
   const auto& data = level_->data();
+  const Details::LevelSweep<ExecSpace, Step> body{{data}, b, x, previous,
+                                                  out,    a, c, startScale};
   if (byColumns()) {
     constexpr auto kind =
         Step ? Details::ColumnSweep::Step : Details::ColumnSweep::Residual;
@@ -196,15 +190,14 @@ void LevelSweeps<ExecSpace>::sweep(const char* label, const Vector<ExecSpace>& b
                                                                   a,
                                                                   c,
                                                                   startScale};
-    split(label, *boxes_, interior,
-          Sweep{{data}, *boxes_, b, x, previous, out, a, c, startScale});
+    split(label, *boxes_, interior, Sweep{body, *boxes_});
     return;
   }
   Kokkos::parallel_for(
       label,
       Kokkos::RangePolicy<ExecSpace, typename Sweep::Cells, Kokkos::IndexType<Ordinal>>(
           ExecSpace(), 0, level_->numCells()),
-      Sweep{{data}, {}, b, x, previous, out, a, c, startScale});
+      Sweep{body, {}});
 }
 
 template <class ExecSpace>
@@ -243,7 +236,9 @@ template <class ExecSpace>
 void LevelSweeps<ExecSpace>::chebyshevStart(const Vector<ExecSpace>& b,
                                             const Vector<ExecSpace>& out, Real scale,
                                             Real a, Real c) const {
-  using Start = Details::LevelChebyshevStart<ExecSpace>;
+  using Start = Details::CellByCell<Details::LevelChebyshevStart<ExecSpace>>;
+  const Details::LevelChebyshevStart<ExecSpace> body{
+      {level_->data()}, b, out, scale, a, c};
   const char* label = "kfvm::LevelSweeps::chebyshevStart";
   const auto& data = level_->data();
   if (byColumns()) {
@@ -260,15 +255,14 @@ void LevelSweeps<ExecSpace>::chebyshevStart(const Vector<ExecSpace>& b,
         a,
         c,
         scale};
-    split(label, *startBoxes_, interior,
-          Start{{data}, b, out, scale, a, c, *startBoxes_});
+    split(label, *startBoxes_, interior, Start{body, *startBoxes_});
     return;
   }
   Kokkos::parallel_for(
       label,
       Kokkos::RangePolicy<ExecSpace, typename Start::Cells, Kokkos::IndexType<Ordinal>>(
           ExecSpace(), 0, level_->numCells()),
-      Start{{data}, b, out, scale, a, c, {}});
+      Start{body, {}});
 }
 
 template <class ExecSpace>

@@ -63,16 +63,17 @@ std::string BoundaryCondition::describe() const {
 template <class ExecSpace>
 BoundaryConditions<ExecSpace>::BoundaryConditions(const Mesh<ExecSpace>& mesh)
     : meshId_(mesh.id()),
-      isSet_(numPatches, false),
-      fixesValue_(numPatches, false),
-      hasPatch_(numPatches, false),
+      patchNames_(mesh.patchNames()),
+      isSet_(mesh.patchNames().size(), false),
+      fixesValue_(mesh.patchNames().size(), false),
+      hasPatch_(mesh.patchNames().size(), false),
       a_("kfvm::BoundaryConditions::a", mesh.numBoundaryFaces()),
       b_("kfvm::BoundaryConditions::b", mesh.numBoundaryFaces()),
       g_("kfvm::BoundaryConditions::g", mesh.numBoundaryFaces()) {
-  for (Patch patch : allPatches) {
-    patchFirstSlot_.push_back(mesh.patchFirstSlot(patch));
-    patchSize_.push_back(mesh.patchSize(patch));
-    hasPatch_[static_cast<int>(patch)] = mesh.hasPatch(patch);
+  for (int p = 0; p < mesh.patchCount(); ++p) {
+    patchFirstSlot_.push_back(mesh.patchFirstSlot(p));
+    patchSize_.push_back(mesh.patchSize(p));
+    hasPatch_[std::size_t(p)] = mesh.findPatch(patchNames_[std::size_t(p)]) == p;
   }
   Kokkos::deep_copy(a_, Real(0));
   Kokkos::deep_copy(b_, Real(1));
@@ -80,16 +81,44 @@ BoundaryConditions<ExecSpace>::BoundaryConditions(const Mesh<ExecSpace>& mesh)
 }
 
 template <class ExecSpace>
+int BoundaryConditions<ExecSpace>::patchIndex(const std::string& name) const {
+  for (std::size_t p = 0; p < patchNames_.size(); ++p) {
+    if (hasPatch_[p] && patchNames_[p] == name) return int(p);
+  }
+  std::string known;
+  for (std::size_t p = 0; p < patchNames_.size(); ++p) {
+    if (hasPatch_[p]) known += (known.empty() ? "'" : ", '") + patchNames_[p] + "'";
+  }
+  fail("unknown boundary patch '", name, "'; this mesh has ", known);
+}
+
+template <class ExecSpace>
 BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::set(
     Patch patch, const BoundaryCondition& condition) {
-  const int p = static_cast<int>(patch);
-  require(p >= 0 && p < numPatches, "boundary patch number ", p, " does not exist");
-  require(hasPatch_[p], "boundary patch '", patchName(patch),
-          "' does not exist on a mesh of this dimension");
+  return set(patchName(patch), condition);
+}
+
+template <class ExecSpace>
+bool BoundaryConditions<ExecSpace>::isSet(Patch patch) const {
+  return isSet(patchName(patch));
+}
+
+template <class ExecSpace>
+bool BoundaryConditions<ExecSpace>::isSet(const std::string& patch) const {
+  for (std::size_t p = 0; p < patchNames_.size(); ++p) {
+    if (hasPatch_[p] && patchNames_[p] == patch) return isSet_[p];
+  }
+  return false;
+}
+
+template <class ExecSpace>
+BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::set(
+    const std::string& patch, const BoundaryCondition& condition) {
+  const std::size_t p = std::size_t(patchIndex(patch));
   const Ordinal size = patchSize_[p], first = patchFirstSlot_[p];
   require(!condition.perFace() || condition.numFaceValues() == std::size_t(size),
-          "boundary condition on patch '", patchName(patch), "' has ",
-          condition.numFaceValues(), " face values, but the patch has ", size, " faces");
+          "boundary condition on patch '", patch, "' has ", condition.numFaceValues(),
+          " face values, but the patch has ", size, " faces");
   std::vector<Ordinal> slots(static_cast<std::size_t>(size));
   std::vector<Real> a(slots.size(), condition.a()), b(slots.size(), condition.b()),
       g(slots.size());
@@ -131,7 +160,7 @@ BoundaryConditions<ExecSpace>& BoundaryConditions<ExecSpace>::setSlots(
   Kokkos::deep_copy(a_, hostA);
   Kokkos::deep_copy(b_, hostB);
   Kokkos::deep_copy(g_, hostG);
-  for (int p = 0; p < numPatches; ++p) {
+  for (std::size_t p = 0; p < patchNames_.size(); ++p) {
     bool touched = false, fixes = false;
     for (Ordinal i = 0; i < patchSize_[p]; ++i) {
       const Ordinal slot = patchFirstSlot_[p] + i;

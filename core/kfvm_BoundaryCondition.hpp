@@ -54,8 +54,10 @@ class BoundaryConditions {
  public:
   explicit BoundaryConditions(const Mesh<ExecSpace>& mesh);
 
-  /// Sets the condition on a patch; throws kfvm::Error naming the patch or value when the
-  /// mesh has no such patch, the per-face count is wrong, or a value is not finite.
+  /// Sets the condition on a patch, by name (Mesh::patchNames()) or as a Cartesian
+  /// side; throws kfvm::Error naming the patch or value when the mesh has no such patch
+  /// (listing the ones it has), the per-face count is wrong, or a value is not finite.
+  BoundaryConditions& set(const std::string& patch, const BoundaryCondition& condition);
   BoundaryConditions& set(Patch patch, const BoundaryCondition& condition);
 
   /// Sets Robin coefficients face by face: slots[i] is a boundary slot (Mesh), which
@@ -68,7 +70,10 @@ class BoundaryConditions {
                                const std::vector<Real>& g);
 
   std::uint64_t meshId() const { return meshId_; }
-  bool isSet(Patch patch) const { return isSet_[static_cast<int>(patch)]; }
+  bool isSet(Patch patch) const;
+  bool isSet(const std::string& patch) const;
+  /// The mesh's patch called name; throws kfvm::Error listing the patches otherwise.
+  int patchIndex(const std::string& name) const;
   /// True when some patch fixes phi (Dirichlet or Robin with a > 0).
   bool fixesValue() const;
 
@@ -78,6 +83,7 @@ class BoundaryConditions {
 
  private:
   std::uint64_t meshId_;
+  std::vector<std::string> patchNames_;
   std::vector<Ordinal> patchFirstSlot_, patchSize_;
   std::vector<bool> isSet_;
   std::vector<bool> fixesValue_;

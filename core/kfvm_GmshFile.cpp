@@ -204,8 +204,8 @@ void readVersion2(Lines& lines, GmshFile& mesh,
     mesh.elements.reserve(std::size_t(count));
     for (int e = 0; e < count; ++e) {
       lines.require("$Elements");
-      lines.integer("an element tag");
       GmshFile::Element element;
+      element.tag = lines.integer("an element tag");
       element.type = elementType(lines);
       element.dimension = gmshElementDimension(element.type);
       const int tags = lines.integer("the number of element tags", 0, 1000);
@@ -296,8 +296,8 @@ void readElements4(Lines& lines, GmshFile& mesh,
     const auto found = physicals.find({dimension, entity});
     for (int e = 0; e < inBlock; ++e) {
       lines.require("$Elements");
-      lines.integer("an element tag");
       GmshFile::Element element;
+      element.tag = lines.integer("an element tag");
       element.type = type;
       element.dimension = dimension;
       element.entity = entity;

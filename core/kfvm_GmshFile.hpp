@@ -16,6 +16,7 @@ namespace kfvm {
 /// kfvm::Error naming the file, the line and the value. Host memory; no Kokkos.
 struct GmshFile {
   struct Element {
+    long long tag = 0;           // its number in the file (errors name it)
     int type = 0;                // Gmsh's element type (gmshElementNodes())
     int dimension = 0;           // 0 point, 1 line, 2 surface, 3 volume
     int entity = 0;              // its elementary entity's tag

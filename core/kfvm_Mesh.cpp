@@ -122,25 +122,11 @@ struct FaceBuilder {
 }  // namespace Details
 
 template <class ExecSpace>
-Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
-    : grid_(grid), space_(space), id_(Details::nextMeshId()) {
-  const auto n = grid_.cellCounts();
-  const int dim = grid_.dimension();
-  numCells_ = static_cast<Ordinal>(grid_.numCells());
-  for (int axis = 0; axis < dim; ++axis) {
-    auto counts = n;
-    counts[axis] += 1;
-    facesPerAxis_[axis] = counts[0] * counts[1] * counts[2];
-    const Ordinal perPatch = numCells_ / n[axis];
-    patchSizes_[2 * axis] = patchSizes_[2 * axis + 1] = perPatch;
-  }
-  numFaces_ = facesPerAxis_[0] + facesPerAxis_[1] + facesPerAxis_[2];
-  for (auto size : patchSizes_) numBoundaryFaces_ += size;
-
+void Mesh<ExecSpace>::allocate(Ordinal numCellFaces) {
   cellVolumes_ = View<Real*>("kfvm::Mesh::cellVolumes", numCells_);
   cellCentres_ = View<Real* [3]>("kfvm::Mesh::cellCentres", numCells_);
   cellFaceOffsets_ = View<Offset*>("kfvm::Mesh::cellFaceOffsets", numCells_ + 1);
-  cellFaces_ = View<Ordinal*>("kfvm::Mesh::cellFaces", Offset(numCells_) * 2 * dim);
+  cellFaces_ = View<Ordinal*>("kfvm::Mesh::cellFaces", numCellFaces);
   faceCells_ = View<Ordinal* [2]>("kfvm::Mesh::faceCells", numFaces_);
   faceAreas_ = View<Real*>("kfvm::Mesh::faceAreas", numFaces_);
   faceNormals_ = View<Real* [3]>("kfvm::Mesh::faceNormals", numFaces_);
@@ -149,10 +135,37 @@ Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
   faceBoundarySlots_ = View<Ordinal*>("kfvm::Mesh::faceBoundarySlots", numFaces_);
   boundaryFaces_ = View<Ordinal*>("kfvm::Mesh::boundaryFaces", numBoundaryFaces_);
   boundaryPatches_ = View<int*>("kfvm::Mesh::boundaryPatches", numBoundaryFaces_);
+  patchFirstSlots_.assign(patchSizes_.size(), 0);
+  for (std::size_t p = 1; p < patchSizes_.size(); ++p)
+    patchFirstSlots_[p] = patchFirstSlots_[p - 1] + patchSizes_[p - 1];
+}
 
-  View<Real*> vertices[3] = {Details::vertexView<ExecSpace>(grid_, 0),
-                             Details::vertexView<ExecSpace>(grid_, 1),
-                             Details::vertexView<ExecSpace>(grid_, 2)};
+template <class ExecSpace>
+Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
+    : grid_(grid),
+      dimension_(grid.dimension()),
+      space_(space),
+      id_(Details::nextMeshId()),
+      patchSizes_(numPatches, 0) {
+  const auto n = grid.cellCounts();
+  const int dim = dimension_;
+  numCells_ = static_cast<Ordinal>(grid.numCells());
+  for (Patch patch : allPatches) patchNames_.push_back(kfvm::patchName(patch));
+  for (int axis = 0; axis < dim; ++axis) {
+    auto counts = n;
+    counts[axis] += 1;
+    facesPerAxis_[axis] = counts[0] * counts[1] * counts[2];
+    const Ordinal perPatch = numCells_ / n[axis];
+    patchSizes_[std::size_t(2 * axis)] = patchSizes_[std::size_t(2 * axis + 1)] =
+        perPatch;
+  }
+  numFaces_ = facesPerAxis_[0] + facesPerAxis_[1] + facesPerAxis_[2];
+  for (auto size : patchSizes_) numBoundaryFaces_ += size;
+  allocate(Offset(numCells_) * 2 * dim);
+
+  View<Real*> vertices[3] = {Details::vertexView<ExecSpace>(grid, 0),
+                             Details::vertexView<ExecSpace>(grid, 1),
+                             Details::vertexView<ExecSpace>(grid, 2)};
   Details::CellBuilder<ExecSpace> cells{vertices[0],
                                         vertices[1],
                                         vertices[2],
@@ -190,6 +203,15 @@ Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
 }
 
 template <class ExecSpace>
+const CartesianGrid& Mesh<ExecSpace>::grid() const {
+  require(grid_.has_value(),
+          "this mesh is not a Cartesian grid (it was built from general cells); the "
+          "structured paths (matrix-free stencils, geometric multigrid, Cartesian "
+          "output) need one");
+  return *grid_;
+}
+
+template <class ExecSpace>
 Ordinal Mesh<ExecSpace>::firstFace(int axis) const {
   require(axis >= 0 && axis < 3, "axis must be 0, 1 or 2, got ", axis);
   Ordinal first = 0;
@@ -198,10 +220,55 @@ Ordinal Mesh<ExecSpace>::firstFace(int axis) const {
 }
 
 template <class ExecSpace>
+int Mesh<ExecSpace>::findPatch(const std::string& name) const {
+  for (std::size_t p = 0; p < patchNames_.size(); ++p) {
+    if (patchNames_[p] == name && (!isCartesian() || patchSizes_[p] > 0)) return int(p);
+  }
+  return -1;
+}
+
+template <class ExecSpace>
+int Mesh<ExecSpace>::patchIndex(const std::string& name) const {
+  const int p = findPatch(name);
+  if (p >= 0) return p;
+  std::string known;
+  for (std::size_t q = 0; q < patchNames_.size(); ++q) {
+    if (isCartesian() && patchSizes_[q] == 0) continue;
+    known += (known.empty() ? "'" : ", '") + patchNames_[q] + "'";
+  }
+  fail("unknown boundary patch '", name, "'; this mesh has ", known);
+}
+
+template <class ExecSpace>
+Ordinal Mesh<ExecSpace>::patchSize(int patch) const {
+  require(patch >= 0 && patch < patchCount(), "boundary patch number ", patch,
+          " is not one of the mesh's ", patchCount());
+  return patchSizes_[std::size_t(patch)];
+}
+
+template <class ExecSpace>
+Ordinal Mesh<ExecSpace>::patchFirstSlot(int patch) const {
+  require(patch >= 0 && patch < patchCount(), "boundary patch number ", patch,
+          " is not one of the mesh's ", patchCount());
+  return patchFirstSlots_[std::size_t(patch)];
+}
+
+template <class ExecSpace>
+bool Mesh<ExecSpace>::hasPatch(Patch patch) const {
+  return isCartesian() ? grid_->hasPatch(patch) : findPatch(kfvm::patchName(patch)) >= 0;
+}
+
+template <class ExecSpace>
+Ordinal Mesh<ExecSpace>::patchSize(Patch patch) const {
+  if (isCartesian()) return patchSizes_[std::size_t(patch)];
+  const int p = findPatch(kfvm::patchName(patch));
+  return p < 0 ? 0 : patchSizes_[std::size_t(p)];
+}
+
+template <class ExecSpace>
 Ordinal Mesh<ExecSpace>::patchFirstSlot(Patch patch) const {
-  Ordinal first = 0;
-  for (int p = 0; p < static_cast<int>(patch); ++p) first += patchSizes_[p];
-  return first;
+  return isCartesian() ? patchFirstSlots_[std::size_t(patch)]
+                       : patchFirstSlot(patchIndex(kfvm::patchName(patch)));
 }
 
 #define KFVM_INSTANTIATE_MESH(Space) template class Mesh<Space>;

@@ -2,24 +2,41 @@
 #define KFVM_MESH_HPP
 
 #include <kfvm_CartesianGrid.hpp>
+#include <kfvm_MeshTopology.hpp>
 #include <kfvm_Patch.hpp>
 #include <kfvm_Types.hpp>
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace kfvm {
 
-/// Face-based finite-volume mesh of a Cartesian grid, stored in Views in ExecSpace's
-/// memory space (FiPy's model: cells, faces, and the two cells of each face).
+/// Face-based finite-volume mesh, stored in Views in ExecSpace's memory space (FiPy's
+/// model: cells, faces, and the two cells of each face), built from a Cartesian grid or
+/// from any cells (a MeshTopology: triangles, quadrilaterals, tetrahedra, hexahedra,
+/// prisms, pyramids, polygons, polyhedra), with its geometry computed in ExecSpace.
+/// Boundary faces lie on named patches. Every term and solver that reads the face lists
+/// works on both; a Cartesian mesh also has its grid (grid()), which the structured
+/// fast paths (matrix-free stencils, geometric multigrid) need.
 ///
-/// Numbering. Cell (i, j, k) is i + nx (j + ny k). Faces normal to x come first,
-/// (i, j, k) -> i + (nx+1)(j + ny k) with i in [0, nx]; then faces normal to y (from 2D),
-/// then to z (3D), numbered likewise. A face's first cell is its owner; its second is the
-/// neighbour across it, or -1 on a boundary. Normals point from owner to neighbour, and
-/// outwards on a boundary. Boundary faces are also numbered by "slot": patch by patch in
-/// the order left, right, bottom, top, back, front, and within a patch by the two other
-/// axes, the first varying fastest. Per-face boundary values use that order.
+/// General meshes. Faces and boundary slots are numbered as MeshTopology::connect()
+/// gives them; a face's distance is the vector between its two cells' centroids (from
+/// the owner's centroid to the face centroid on the boundary) projected on its normal
+/// (OpenFOAM's non-orthogonal delta; FiPy's centroid distance on orthogonal faces), at
+/// least 0.05 of the vector's length. A degenerate or inverted
+/// cell (a face seen from inside the cell, or no volume) is a kfvm::Error naming it.
+///
+/// Cartesian numbering. Cell (i, j, k) is i + nx (j + ny k). Faces normal to x come
+/// first, (i, j, k) -> i + (nx+1)(j + ny k) with i in [0, nx]; then faces normal to y
+/// (from 2D), then to z (3D), numbered likewise. A face's first cell is its owner; its
+/// second is the neighbour across it, or -1 on a boundary. Normals point from owner to
+/// neighbour, and outwards on a boundary. Boundary faces are also numbered by "slot":
+/// patch by patch in the order left, right, bottom, top, back, front, and within a patch
+/// by the two other axes, the first varying fastest. Per-face boundary values use that
+/// order.
 template <class ExecSpace>
 class Mesh {
  public:
@@ -28,22 +45,53 @@ class Mesh {
   using View = DeviceView<DataType, ExecSpace>;
 
   explicit Mesh(const CartesianGrid& grid, const ExecSpace& space = ExecSpace());
+  explicit Mesh(const MeshTopology& topology, const ExecSpace& space = ExecSpace());
 
-  const CartesianGrid& grid() const { return grid_; }
-  int dimension() const { return grid_.dimension(); }
-  /// (nx, ny, nz): cells per axis, 1 beyond the dimension.
-  std::array<int, 3> cellCounts() const { return grid_.cellCounts(); }
+  /// True when built from a CartesianGrid.
+  bool isCartesian() const { return grid_.has_value(); }
+  /// The Cartesian grid; throws kfvm::Error on a general mesh.
+  const CartesianGrid& grid() const;
+  int dimension() const { return dimension_; }
+  /// (nx, ny, nz): cells per axis, 1 beyond the dimension (Cartesian meshes only).
+  std::array<int, 3> cellCounts() const { return grid().cellCounts(); }
   Ordinal numCells() const { return numCells_; }
   Ordinal numFaces() const { return numFaces_; }
   Ordinal numBoundaryFaces() const { return numBoundaryFaces_; }
-  /// Faces normal to an axis; they are numbered from firstFace(axis).
+  /// Faces normal to an axis; they are numbered from firstFace(axis) (Cartesian meshes;
+  /// 0 faces on a general mesh).
   Ordinal numFacesNormalTo(int axis) const { return facesPerAxis_[axis]; }
   Ordinal firstFace(int axis) const;
-  /// Faces on a patch (0 when the grid's dimension does not have it).
-  Ordinal patchSize(Patch patch) const { return patchSizes_[static_cast<int>(patch)]; }
-  /// First boundary slot of a patch.
+
+  /// Boundary patches, numbered 0 ... patchCount() - 1: on a Cartesian mesh left,
+  /// right, bottom, top, back, front (the Patch enum's order; those beyond the
+  /// dimension have no faces), on a general mesh its topology's.
+  int patchCount() const { return int(patchNames_.size()); }
+  const std::vector<std::string>& patchNames() const { return patchNames_; }
+  /// The patch called name; throws kfvm::Error listing the mesh's patches otherwise.
+  int patchIndex(const std::string& name) const;
+  /// The patch called name, -1 when there is none.
+  int findPatch(const std::string& name) const;
+  Ordinal patchSize(int patch) const;
+  /// First boundary slot of a patch; its faces have the next patchSize() slots.
+  Ordinal patchFirstSlot(int patch) const;
+  /// A Cartesian side: on a general mesh, the patch of that name (patchName(patch)).
+  Ordinal patchSize(Patch patch) const;
   Ordinal patchFirstSlot(Patch patch) const;
-  bool hasPatch(Patch patch) const { return grid_.hasPatch(patch); }
+  bool hasPatch(Patch patch) const;
+
+  /// Named cell regions (a general mesh's; none on a Cartesian mesh) and each cell's
+  /// region index, -1 for none (an empty View without regions).
+  const std::vector<std::string>& regionNames() const { return regionNames_; }
+  View<const int*> cellRegions() const { return cellRegions_; }
+  /// A general mesh's nodes, and each face's nodes in order around it
+  /// (faceNodes()(faceNodeOffsets()(f) ... faceNodeOffsets()(f+1) - 1)); empty Views on
+  /// a Cartesian mesh.
+  View<const Real* [3]> nodes() const {
+    return nodes_;
+  } View<const Offset*> faceNodeOffsets() const {
+    return faceNodeOffsets_;
+  }
+  View<const Ordinal*> faceNodes() const { return faceNodes_; }
   /// Identifies this mesh (and its copies); fields remember the mesh they belong to.
   std::uint64_t id() const { return id_; }
   const ExecSpace& space() const { return space_; }
@@ -79,12 +127,21 @@ class Mesh {
   View<const int*> boundaryPatches() const { return boundaryPatches_; }
 
  private:
-  CartesianGrid grid_;
+  void allocate(Ordinal numCellFaces);
+
+  std::optional<CartesianGrid> grid_;
+  int dimension_;
   ExecSpace space_;
   std::uint64_t id_;
   Ordinal numCells_ = 0, numFaces_ = 0, numBoundaryFaces_ = 0;
   std::array<Ordinal, 3> facesPerAxis_{};
-  std::array<Ordinal, numPatches> patchSizes_{};
+  std::vector<std::string> patchNames_;
+  std::vector<Ordinal> patchSizes_, patchFirstSlots_;
+  std::vector<std::string> regionNames_;
+  View<int*> cellRegions_;
+  View<Real* [3]> nodes_;
+  View<Offset*> faceNodeOffsets_;
+  View<Ordinal*> faceNodes_;
   View<Real*> cellVolumes_;
   View<Real* [3]> cellCentres_;
   View<Offset*> cellFaceOffsets_;

@@ -51,6 +51,7 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
   const auto structure = Details::buildStencilStructure(mesh, higherOrder ? 2 : 1);
   diagonalEntries_ = structure.diagonalEntries;
   faceEntries_ = structure.faceEntries;
+  repeatedNeighbours_ = structure.repeatedNeighbours;
   if (higherOrder) {
     potential_ =
         Vector<ExecSpace>("kfvm::Assembler::higherOrderPotential", mesh.numCells());
@@ -114,11 +115,12 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
                                             invDt,
                                             theta,
                                             tvd,
-                                            iterate.values()};
+                                            iterate.values(),
+                                            repeatedNeighbours_};
   // Rows through (i, j, k) without the face lists where they are the diagonal and
   // right-hand side alone (a matrix-free backward-Euler or steady fill: 1.0 ms of the
   // 256^3 step through the face lists on the H200).
-  if (!fillsMatrix_ && theta == 1 && !tvd) {
+  if (!fillsMatrix_ && theta == 1 && !tvd && mesh.isCartesian()) {
     rows.structured = GridInterior(mesh.dimension(), mesh.cellCounts());
     for (int a = 0; a < mesh.dimension(); ++a) rows.firstFaces[a] = mesh.firstFace(a);
   }

@@ -85,6 +85,7 @@ class Assembler {
   CrsMatrix<ExecSpace> matrix_;
   DeviceView<Offset*, ExecSpace> diagonalEntries_;  // per cell
   DeviceView<Offset*, ExecSpace> faceEntries_;  // per cell-face slot; unused on boundary
+  bool repeatedNeighbours_ = false;             // StencilStructure::repeatedNeighbours
   DeviceView<Real*, ExecSpace> ownerWeights_, neighbourWeights_;
   DeviceView<Real*[3], ExecSpace> gradient_, gradientOld_;  // TVD only
   DeviceView<Real*, ExecSpace> correction_;                 // TVD only

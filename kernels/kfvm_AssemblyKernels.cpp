@@ -194,6 +194,11 @@ struct RowFillKernel {
     }
     const bool fillMatrix = r.values.extent(0) > 0;  // else diagonal and rhs only
     CellTerms t = cellTerms(cell);
+    if (fillMatrix && r.repeatedNeighbours) {
+      for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+           ++slot)
+        if (g.faceCells(g.cellFaces(slot), 1) >= 0) r.values(r.faceEntries(slot)) = 0;
+    }
     for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
          ++slot) {
       const Ordinal f = g.cellFaces(slot);
@@ -201,7 +206,10 @@ struct RowFillKernel {
       if (n >= 0) {
         const auto side =
             interiorSide<ExecSpace>(cell, o, n, r.ownerWeights, r.neighbourWeights, f);
-        if (fillMatrix) r.values(r.faceEntries(slot)) = -r.theta * side.aOther;
+        if (fillMatrix && r.repeatedNeighbours)
+          r.values(r.faceEntries(slot)) -= r.theta * side.aOther;
+        else if (fillMatrix)
+          r.values(r.faceEntries(slot)) = -r.theta * side.aOther;
         t.diag += r.theta * side.aSelf;
         t.Kold += side.aSelf * t.oldValue - side.aOther * r.old(side.other);
         if (r.tvd) t.b += o == cell ? -r.correction(f) : r.correction(f);

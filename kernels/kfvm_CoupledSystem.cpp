@@ -287,6 +287,12 @@ CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::source(
 template <class ExecSpace>
 CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::boundary(
     int variable, Patch patch, const BoundaryCondition& condition) {
+  return boundary(variable, patchName(patch), condition);
+}
+
+template <class ExecSpace>
+CoupledSystem<ExecSpace>& CoupledSystem<ExecSpace>::boundary(
+    int variable, const std::string& patch, const BoundaryCondition& condition) {
   checkIndices(0, variable);
   try {
     boundaries_[variable].set(patch, condition);

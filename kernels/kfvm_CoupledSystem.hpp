@@ -70,6 +70,8 @@ class CoupledSystem {
   CoupledSystem& source(int equation, const CellField<ExecSpace>& s);
   /// Sets variable's condition on a patch; throws kfvm::Error naming the variable, patch
   /// or value (see BoundaryConditions::set).
+  CoupledSystem& boundary(int variable, const std::string& patch,
+                          const BoundaryCondition& condition);
   CoupledSystem& boundary(int variable, Patch patch, const BoundaryCondition& condition);
   /// Variable's Robin coefficients face by face (BoundaryConditions::setSlots).
   CoupledSystem& boundarySlots(int variable, const std::vector<Ordinal>& slots,

@@ -221,10 +221,16 @@ Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
 }
 
 template <class ExecSpace>
-Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
+Equation<ExecSpace>& Equation<ExecSpace>::boundary(const std::string& patch,
                                                    const BoundaryCondition& condition) {
   bcs_.set(patch, condition);
   return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::boundary(Patch patch,
+                                                   const BoundaryCondition& condition) {
+  return boundary(patchName(patch), condition);
 }
 
 template <class ExecSpace>
@@ -335,9 +341,15 @@ Equation<ExecSpace>& Equation<ExecSpace>::setHigherOrder(
 
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::higherOrderBoundary(
-    Patch patch, const BoundaryCondition& condition) {
+    const std::string& patch, const BoundaryCondition& condition) {
   higherOrderBcs_.set(patch, condition);
   return *this;
+}
+
+template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::higherOrderBoundary(
+    Patch patch, const BoundaryCondition& condition) {
+  return higherOrderBoundary(patchName(patch), condition);
 }
 
 namespace Details {

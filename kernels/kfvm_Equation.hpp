@@ -103,6 +103,8 @@ class Equation {
   Equation& explicitConvection(
       const FaceField<ExecSpace>& normalVelocity, ExplicitConvectionScheme scheme,
       ExplicitGradientBoundary gradientBoundary = ExplicitGradientBoundary::CellValues);
+  /// The condition on a patch, by name (Mesh::patchNames()) or as a Cartesian side.
+  Equation& boundary(const std::string& patch, const BoundaryCondition& condition);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
   /// Robin coefficients face by face, on any boundary faces (by boundary slot; see
   /// BoundaryConditions::setSlots): what FiPy's constrain(value, where=mask) sets.
@@ -168,6 +170,8 @@ class Equation {
   /// Boundary condition on mu of the higher-order term, a mu + b dmu/dn = g: FiPy's
   /// NthOrderBoundaryCondition of order 2 (or phi.faceGrad.divergence.constrain) when
   /// g(phi) vanishes on the patch.
+  Equation& higherOrderBoundary(const std::string& patch,
+                                const BoundaryCondition& condition);
   Equation& higherOrderBoundary(Patch patch, const BoundaryCondition& condition);
   /// The same face by face (BoundaryConditions::setSlots).
   Equation& higherOrderBoundarySlots(const std::vector<Ordinal>& slots,

@@ -102,6 +102,20 @@ StencilStructure<ExecSpace> build(const Mesh<ExecSpace>& mesh) {
                                                  mesh.cellFaces().extent(0));
   forEachCell("kfvm::Assembler::buildStructure", mesh,
               StencilFill<ExecSpace, Hops>{rows, s});
+  const auto cellFaceOffsets = mesh.cellFaceOffsets();
+  const DeviceView<const Offset*, ExecSpace> faceEntries = s.faceEntries;
+  Ordinal repeated = 0;
+  Kokkos::parallel_reduce(
+      "kfvm::Assembler::repeatedNeighbours", indexRange(mesh.space(), numCells),
+      KOKKOS_LAMBDA(Ordinal cell, Ordinal & count) {
+        const Offset first = cellFaceOffsets(cell), last = cellFaceOffsets(cell + 1);
+        for (Offset a = first; a < last; ++a) {
+          for (Offset b = a + 1; b < last; ++b)
+            count += faceEntries(a) != 0 && faceEntries(a) == faceEntries(b) ? 1 : 0;
+        }
+      },
+      repeated);
+  s.repeatedNeighbours = repeated > 0;
   return s;
 }
 

@@ -27,7 +27,7 @@ TEST(Errors, BoundaryConditionOnMissingPatchIsRejected) {
   Mesh<Space> mesh(CartesianGrid::uniform2D(3, 3, 1, 1));
   Equation<Space> equation(mesh);
   expectError([&] { equation.boundary(Patch::Front, BoundaryCondition::dirichlet(1)); },
-              {"'front'", "does not exist"});
+              {"unknown boundary patch 'front'", "'left', 'right', 'bottom', 'top'"});
   expectError(
       [&] {
         equation.boundary(Patch::Left,

@@ -249,6 +249,9 @@ struct RowFillArguments {
   Real invDt, theta;
   bool tvd;
   Vector<ExecSpace> iterate;  // where explicit parts are evaluated
+  /// Two faces of a row may share an entry (StencilStructure::repeatedNeighbours): the
+  /// row's face entries are zeroed and summed into instead of written once.
+  bool repeatedNeighbours = false;
   /// When set (dimension > 0: theta = 1, without TVD and without the matrix, where a
   /// row is its diagonal and right-hand side alone), every row is filled through its
   /// cell's (i, j, k), its faces found by index, instead of the face lists: the same

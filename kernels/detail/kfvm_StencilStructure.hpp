@@ -18,6 +18,9 @@ struct StencilStructure {
   DeviceView<Ordinal*, ExecSpace> columns;
   DeviceView<Offset*, ExecSpace> diagonalEntries;  // per cell: its own entry
   DeviceView<Offset*, ExecSpace> faceEntries;  // per cell-face slot; 0 on the boundary
+  /// Some cell has two faces to the same neighbour (a general mesh's split face): two
+  /// slots share an entry, which a row fill must then sum into.
+  bool repeatedNeighbours = false;
 };
 
 /// hops is 1 or 2.

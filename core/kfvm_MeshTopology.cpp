@@ -1,0 +1,304 @@
+#include <kfvm_Error.hpp>
+#include <kfvm_MeshTopology.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+namespace kfvm {
+
+namespace {
+
+using FaceTable = std::vector<std::vector<Ordinal>>;
+
+/// Each shape's faces as local node cycles (Gmsh's node order).
+const FaceTable& shapeFaces(CellShape shape) {
+  static const FaceTable triangle{{0, 1}, {1, 2}, {2, 0}};
+  static const FaceTable quadrilateral{{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+  static const FaceTable tetrahedron{{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  static const FaceTable hexahedron{{0, 3, 2, 1}, {0, 1, 5, 4}, {1, 2, 6, 5},
+                                    {2, 3, 7, 6}, {3, 0, 4, 7}, {4, 5, 6, 7}};
+  static const FaceTable prism{
+      {0, 2, 1}, {3, 4, 5}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
+  static const FaceTable pyramid{
+      {0, 3, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}};
+  switch (shape) {
+    case CellShape::Triangle:
+      return triangle;
+    case CellShape::Quadrilateral:
+      return quadrilateral;
+    case CellShape::Tetrahedron:
+      return tetrahedron;
+    case CellShape::Hexahedron:
+      return hexahedron;
+    case CellShape::Prism:
+      return prism;
+    default:
+      return pyramid;
+  }
+}
+
+std::string listNodes(const std::vector<Ordinal>& nodes) {
+  std::string text;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    text += (i ? " " : "") + std::to_string(nodes[i]);
+  return text;
+}
+
+}  // namespace
+
+int cellShapeDimension(CellShape shape) {
+  return shape == CellShape::Triangle || shape == CellShape::Quadrilateral ? 2 : 3;
+}
+
+int cellShapeNodes(CellShape shape) {
+  constexpr int nodes[] = {3, 4, 4, 8, 6, 5};
+  return nodes[static_cast<int>(shape)];
+}
+
+MeshTopology::MeshTopology(int dimension, std::vector<std::array<double, 3>> nodes)
+    : dimension_(dimension), nodes_(std::move(nodes)) {
+  require(dimension == 2 || dimension == 3, "a general mesh has dimension 2 or 3, got ",
+          dimension);
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    for (int a = 0; a < 3; ++a)
+      require(std::isfinite(nodes_[n][std::size_t(a)]), "node ", n, " has coordinate ",
+              nodes_[n][std::size_t(a)]);
+  }
+}
+
+void MeshTopology::checkNode(Ordinal node, const char* where) const {
+  require(node >= 0 && node < Ordinal(nodes_.size()), where, " names node ", node,
+          ", but the mesh has ", nodes_.size(), " nodes");
+}
+
+std::string MeshTopology::describeCell(Ordinal cell) const {
+  const long long label = cellLabels_.at(std::size_t(cell));
+  return "cell " + std::to_string(cell) +
+         (label >= 0 ? " (element " + std::to_string(label) + ")" : std::string());
+}
+
+Ordinal MeshTopology::addFaces(const std::vector<std::vector<Ordinal>>& faces,
+                               long long label) {
+  const Ordinal cell = numCells();
+  cellLabels_.push_back(label);
+  const std::string name = describeCell(cell);
+  const std::size_t firstNode = faceNodes_.size(), firstFace = faceNodeOffsets_.size();
+  try {
+    for (const auto& face : faces) {
+      require(Ordinal(face.size()) >= dimension_, name, " has a face of ", face.size(),
+              " nodes");
+      for (Ordinal node : face) checkNode(node, name.c_str());
+      auto sorted = face;
+      std::sort(sorted.begin(), sorted.end());
+      require(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), name,
+              " is degenerate: its face (", listNodes(face), ") repeats a node");
+      faceNodes_.insert(faceNodes_.end(), face.begin(), face.end());
+      faceNodeOffsets_.push_back(Offset(faceNodes_.size()));
+    }
+  } catch (...) {  // the topology stays as it was
+    cellLabels_.pop_back();
+    faceNodes_.resize(firstNode);
+    faceNodeOffsets_.resize(firstFace);
+    throw;
+  }
+  cellFaceOffsets_.push_back(Offset(faceNodeOffsets_.size() - 1));
+  cellRegions_.push_back(-1);
+  return cell;
+}
+
+Ordinal MeshTopology::addCell(CellShape shape, const std::vector<Ordinal>& nodes,
+                              long long label) {
+  require(cellShapeDimension(shape) == dimension_, "a cell of dimension ",
+          cellShapeDimension(shape), " (element ", label, ") in a mesh of dimension ",
+          dimension_);
+  require(Ordinal(nodes.size()) == cellShapeNodes(shape), "a cell of this shape has ",
+          cellShapeNodes(shape), " nodes, got ", nodes.size(), " (element ", label, ")");
+  FaceTable faces = shapeFaces(shape);
+  for (auto& face : faces) {
+    for (auto& node : face) node = nodes[std::size_t(node)];
+  }
+  return addFaces(faces, label);
+}
+
+Ordinal MeshTopology::addPolygon(const std::vector<Ordinal>& nodes, long long label) {
+  require(dimension_ == 2, "a polygon (element ", label, ") in a mesh of dimension ",
+          dimension_);
+  require(nodes.size() >= 3, "a polygon has at least 3 nodes, got ", nodes.size(),
+          " (element ", label, ")");
+  FaceTable faces;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    faces.push_back({nodes[i], nodes[(i + 1) % nodes.size()]});
+  return addFaces(faces, label);
+}
+
+Ordinal MeshTopology::addPolyhedron(const std::vector<std::vector<Ordinal>>& faces,
+                                    long long label) {
+  require(dimension_ == 3, "a polyhedron (element ", label, ") in a mesh of dimension ",
+          dimension_);
+  require(faces.size() >= 4, "a polyhedron has at least 4 faces, got ", faces.size(),
+          " (element ", label, ")");
+  return addFaces(faces, label);
+}
+
+void MeshTopology::addBoundaryFace(const std::string& patch,
+                                   const std::vector<Ordinal>& nodes) {
+  require(!patch.empty(), "a boundary patch needs a name");
+  require(Ordinal(nodes.size()) >= dimension_, "boundary face on patch '", patch,
+          "' has ", nodes.size(), " nodes");
+  for (Ordinal node : nodes) checkNode(node, ("patch '" + patch + "'").c_str());
+  const auto found = std::find(patchNames_.begin(), patchNames_.end(), patch);
+  const std::size_t p = std::size_t(found - patchNames_.begin());
+  if (found == patchNames_.end()) {
+    patchNames_.push_back(patch);
+    patchFaceNodes_.emplace_back();
+  }
+  auto& flat = patchFaceNodes_[p];
+  flat.push_back(Ordinal(nodes.size()));
+  flat.insert(flat.end(), nodes.begin(), nodes.end());
+}
+
+void MeshTopology::setCellRegion(Ordinal cell, const std::string& region) {
+  require(cell >= 0 && cell < numCells(), "cell ", cell, " for region '", region,
+          "' is not one of the mesh's ", numCells(), " cells");
+  require(!region.empty(), "a cell region needs a name");
+  const auto found = std::find(regionNames_.begin(), regionNames_.end(), region);
+  if (found == regionNames_.end()) regionNames_.push_back(region);
+  const int r = int(std::find(regionNames_.begin(), regionNames_.end(), region) -
+                    regionNames_.begin());
+  const int before = cellRegions_[std::size_t(cell)];
+  require(before < 0 || before == r, describeCell(cell), " is in region '",
+          before < 0 ? std::string() : regionNames_[std::size_t(before)],
+          "' and cannot also be in '", region, "'");
+  cellRegions_[std::size_t(cell)] = r;
+}
+
+MeshTopology::Connectivity MeshTopology::connect() const {
+  require(numCells() > 0, "a general mesh needs at least one cell");
+  const std::size_t numCellFaces = faceNodeOffsets_.size() - 1;
+  // Each cell face's nodes sorted: equal keys are the same face.
+  std::vector<Ordinal> keys = faceNodes_;
+  for (std::size_t cf = 0; cf < numCellFaces; ++cf)
+    std::sort(keys.begin() + faceNodeOffsets_[cf],
+              keys.begin() + faceNodeOffsets_[cf + 1]);
+  const auto keyLess = [&](std::size_t x, std::size_t y) {
+    return std::lexicographical_compare(
+        keys.begin() + faceNodeOffsets_[x], keys.begin() + faceNodeOffsets_[x + 1],
+        keys.begin() + faceNodeOffsets_[y], keys.begin() + faceNodeOffsets_[y + 1]);
+  };
+  std::vector<std::size_t> order(numCellFaces);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(), keyLess);
+
+  std::vector<Ordinal> cellOf(numCellFaces);
+  for (Ordinal c = 0; c < numCells(); ++c) {
+    for (Offset cf = cellFaceOffsets_[std::size_t(c)];
+         cf < cellFaceOffsets_[std::size_t(c) + 1]; ++cf)
+      cellOf[std::size_t(cf)] = c;
+  }
+  // Groups of equal keys: one cell face (boundary) or two (interior).
+  std::vector<std::size_t> groupOf(numCellFaces), groupStart;
+  for (std::size_t i = 0; i < numCellFaces; ++i) {
+    if (i == 0 || keyLess(order[i - 1], order[i])) groupStart.push_back(i);
+    groupOf[order[i]] = groupStart.size() - 1;
+  }
+  groupStart.push_back(numCellFaces);
+  for (std::size_t g = 0; g + 1 < groupStart.size(); ++g) {
+    const std::size_t size = groupStart[g + 1] - groupStart[g];
+    const std::size_t first = order[groupStart[g]];
+    const std::vector<Ordinal> nodes(faceNodes_.begin() + faceNodeOffsets_[first],
+                                     faceNodes_.begin() + faceNodeOffsets_[first + 1]);
+    if (size == 1) continue;
+    const Ordinal second = cellOf[order[groupStart[g] + 1]];
+    if (size > 2)
+      fail("the face (", listNodes(nodes), ") belongs to ", size, " cells, among them ",
+           describeCell(cellOf[first]), " and ", describeCell(second));
+    if (cellOf[first] == second)
+      fail(describeCell(second), " names its face (", listNodes(nodes), ") twice");
+  }
+
+  Connectivity mesh;
+  const std::size_t numGroups = groupStart.size() - 1;
+  std::vector<Ordinal> faceOfGroup(numGroups, -1);
+  mesh.cellFaceOffsets.assign(cellFaceOffsets_.begin(), cellFaceOffsets_.end());
+  mesh.cellFaces.resize(numCellFaces);
+  mesh.faceNodeOffsets.push_back(0);
+  for (std::size_t cf = 0; cf < numCellFaces; ++cf) {
+    Ordinal& face = faceOfGroup[groupOf[cf]];
+    if (face < 0) {  // first named here: this cell owns it
+      face = Ordinal(mesh.faceCells.size());
+      mesh.faceCells.push_back({cellOf[cf], -1});
+      mesh.faceNodes.insert(mesh.faceNodes.end(),
+                            faceNodes_.begin() + faceNodeOffsets_[cf],
+                            faceNodes_.begin() + faceNodeOffsets_[cf + 1]);
+      mesh.faceNodeOffsets.push_back(Offset(mesh.faceNodes.size()));
+    } else {
+      mesh.faceCells[std::size_t(face)][1] = cellOf[cf];
+    }
+    mesh.cellFaces[cf] = face;
+  }
+
+  // Patches: each named face found among the boundary faces.
+  const std::size_t numFaces = mesh.faceCells.size();
+  std::vector<int> patchOf(numFaces, -1);
+  for (std::size_t p = 0; p < patchNames_.size(); ++p) {
+    const auto& flat = patchFaceNodes_[p];
+    for (std::size_t i = 0; i < flat.size(); i += std::size_t(flat[i]) + 1) {
+      std::vector<Ordinal> nodes(flat.begin() + std::ptrdiff_t(i) + 1,
+                                 flat.begin() + std::ptrdiff_t(i) + 1 + flat[i]);
+      std::vector<Ordinal> key = nodes;
+      std::sort(key.begin(), key.end());
+      const auto found = std::lower_bound(
+          order.begin(), order.end(), key,
+          [&](std::size_t cf, const std::vector<Ordinal>& k) {
+            return std::lexicographical_compare(keys.begin() + faceNodeOffsets_[cf],
+                                                keys.begin() + faceNodeOffsets_[cf + 1],
+                                                k.begin(), k.end());
+          });
+      const bool match =
+          found != order.end() &&
+          std::equal(keys.begin() + faceNodeOffsets_[*found],
+                     keys.begin() + faceNodeOffsets_[*found + 1], key.begin(), key.end());
+      require(match, "patch '", patchNames_[p], "' names the face (", listNodes(nodes),
+              "), which no cell has");
+      const Ordinal face = faceOfGroup[groupOf[*found]];
+      const auto cells = mesh.faceCells[std::size_t(face)];
+      if (cells[1] >= 0)
+        fail("patch '", patchNames_[p], "' names the face (", listNodes(nodes),
+             ") inside the mesh, between ", describeCell(cells[0]), " and ",
+             describeCell(cells[1]));
+      const int before = patchOf[std::size_t(face)];
+      require(before < 0 || before == int(p), "the boundary face (", listNodes(nodes),
+              ") is on patch '",
+              before < 0 ? std::string() : patchNames_[std::size_t(before)],
+              "' and on patch '", patchNames_[p], "'");
+      patchOf[std::size_t(face)] = int(p);
+    }
+  }
+  mesh.patchNames = patchNames_;
+  int unnamed = -1;
+  for (std::size_t f = 0; f < numFaces; ++f) {
+    if (mesh.faceCells[f][1] >= 0 || patchOf[f] >= 0) continue;
+    if (unnamed < 0) {
+      const auto found = std::find(patchNames_.begin(), patchNames_.end(), "boundary");
+      unnamed = int(found - patchNames_.begin());
+      if (found == patchNames_.end()) mesh.patchNames.push_back("boundary");
+    }
+    patchOf[f] = unnamed;
+  }
+  mesh.patchSizes.assign(mesh.patchNames.size(), 0);
+  for (std::size_t p = 0; p < mesh.patchNames.size(); ++p) {
+    for (std::size_t f = 0; f < numFaces; ++f) {
+      if (patchOf[f] != int(p)) continue;
+      mesh.boundaryFaces.push_back(Ordinal(f));
+      mesh.boundaryPatches.push_back(int(p));
+      ++mesh.patchSizes[p];
+    }
+  }
+  mesh.regionNames = regionNames_;
+  mesh.cellRegions = cellRegions_;
+  return mesh;
+}
+
+}  // namespace kfvm

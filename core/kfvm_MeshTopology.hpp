@@ -1,0 +1,92 @@
+#ifndef KFVM_MESH_TOPOLOGY_HPP
+#define KFVM_MESH_TOPOLOGY_HPP
+
+#include <kfvm_Types.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace kfvm {
+
+/// First-order cell shapes, their nodes in Gmsh's order.
+enum class CellShape { Triangle, Quadrilateral, Tetrahedron, Hexahedron, Prism, Pyramid };
+
+/// The dimension of a cell shape (2 or 3).
+int cellShapeDimension(CellShape shape);
+/// The number of nodes of a cell shape.
+int cellShapeNodes(CellShape shape);
+
+/// A general mesh as its cells and nodes, in host memory, before it becomes a Mesh:
+/// any cells (the standard shapes, polygons in 2D, polyhedra in 3D), each one a list of
+/// faces (segments in 2D, node cycles in 3D); faces are shared by two cells when their
+/// nodes are the same. Boundary faces go on named patches (faces on none go on a patch
+/// called "boundary"), and cells into named regions. Every entry checks its input and
+/// throws kfvm::Error naming the cell (and its label, e.g. a Gmsh element tag) or node.
+class MeshTopology {
+ public:
+  /// dimension 2 (nodes in the x-y plane, z ignored) or 3.
+  MeshTopology(int dimension, std::vector<std::array<double, 3>> nodes);
+
+  int dimension() const { return dimension_; }
+  const std::vector<std::array<double, 3>>& nodes() const { return nodes_; }
+  Ordinal numCells() const { return Ordinal(cellLabels_.size()); }
+
+  /// Adds a cell of a standard shape of the topology's dimension; returns its index.
+  /// label names it in errors (e.g. the Gmsh element's number; -1: none).
+  Ordinal addCell(CellShape shape, const std::vector<Ordinal>& nodes,
+                  long long label = -1);
+  /// Adds a 2D polygon: its nodes in order around it.
+  Ordinal addPolygon(const std::vector<Ordinal>& nodes, long long label = -1);
+  /// Adds a 3D polyhedron: its faces, each a cycle of at least 3 nodes.
+  Ordinal addPolyhedron(const std::vector<std::vector<Ordinal>>& faces,
+                        long long label = -1);
+
+  /// Puts the boundary face with these nodes (in any order) on the patch called name.
+  void addBoundaryFace(const std::string& patch, const std::vector<Ordinal>& nodes);
+  /// Puts cell into the region called name (a cell is in at most one region).
+  void setCellRegion(Ordinal cell, const std::string& region);
+
+  /// The faces, cells and patches a Mesh is built from. Faces are numbered in the order
+  /// the cells first name them; a face's first cell is the one that named it first, its
+  /// second is -1 on the boundary. Boundary slots run patch by patch (in the order the
+  /// patches were named, "boundary" last), by face number within a patch.
+  struct Connectivity {
+    std::vector<Offset> faceNodeOffsets;
+    std::vector<Ordinal> faceNodes;  // each face's nodes, in its owner's order
+    std::vector<std::array<Ordinal, 2>> faceCells;
+    std::vector<Offset> cellFaceOffsets;
+    std::vector<Ordinal> cellFaces;
+    std::vector<std::string> patchNames;
+    std::vector<Ordinal> patchSizes;
+    std::vector<Ordinal> boundaryFaces;  // the face of each boundary slot
+    std::vector<int> boundaryPatches;    // the patch of each boundary slot
+    std::vector<std::string> regionNames;
+    std::vector<int> cellRegions;  // -1: in no region
+  };
+  /// Matches the cells' faces; throws kfvm::Error for a face of more than two cells, a
+  /// patch face that is not on the boundary or on two patches, or a mesh without cells.
+  Connectivity connect() const;
+
+  /// The label given to a cell ("cell 3" or "cell 3 (element 17)"), for errors.
+  std::string describeCell(Ordinal cell) const;
+
+ private:
+  Ordinal addFaces(const std::vector<std::vector<Ordinal>>& faces, long long label);
+  void checkNode(Ordinal node, const char* where) const;
+
+  int dimension_;
+  std::vector<std::array<double, 3>> nodes_;
+  std::vector<long long> cellLabels_;
+  std::vector<Offset> cellFaceOffsets_{0};  // into the cell faces below
+  std::vector<Offset> faceNodeOffsets_{0};  // of each cell's faces, in cell order
+  std::vector<Ordinal> faceNodes_;
+  std::vector<std::string> patchNames_;
+  std::vector<std::vector<Ordinal>> patchFaceNodes_;  // flat: a count, then the nodes
+  std::vector<std::string> regionNames_;
+  std::vector<int> cellRegions_;
+};
+
+}  // namespace kfvm
+
+#endif

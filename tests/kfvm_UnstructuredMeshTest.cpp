@@ -1,0 +1,456 @@
+// Meshes built from general cells (MeshTopology, Gmsh files): their geometry against the
+// Cartesian grid and closed-form values, diffusion on them against the Cartesian path
+// and the exact linear profile, named patches, and the meshes that must be errors.
+#include "kfvm_TestHelpers.hpp"
+
+#include <kfvm_GmshMesh.hpp>
+#include <kfvm_ImplicitStepper.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kfvm::Test {
+namespace {
+
+using Space = TestExecSpace;
+using Point = std::array<double, 3>;
+
+/// A Gmsh MSH 2.2 file built element by element.
+struct MshText {
+  std::vector<Point> nodes;
+  std::vector<std::string> elements, names;
+
+  int node(double x, double y, double z) {
+    nodes.push_back({x, y, z});
+    return int(nodes.size());  // Gmsh numbers nodes from 1
+  }
+  void element(int type, int physical, const std::vector<int>& ids) {
+    std::ostringstream line;
+    line << elements.size() + 1 << ' ' << type << " 2 " << physical << ' ' << physical;
+    for (int id : ids) line << ' ' << id;
+    elements.push_back(line.str());
+  }
+  std::string text() const {
+    std::ostringstream out;
+    out.precision(17);
+    out << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n"
+        << names.size() << '\n';
+    for (const auto& name : names) out << name << '\n';
+    out << "$EndPhysicalNames\n$Nodes\n" << nodes.size() << '\n';
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      out << n + 1 << ' ' << nodes[n][0] << ' ' << nodes[n][1] << ' ' << nodes[n][2]
+          << '\n';
+    out << "$EndNodes\n$Elements\n" << elements.size() << '\n';
+    for (const auto& line : elements) out << line << '\n';
+    out << "$EndElements\n";
+    return out.str();
+  }
+  MeshTopology topology() const {
+    std::istringstream in(text());
+    return gmshMeshTopology(readGmshFile(in, "test.msh"), "test.msh");
+  }
+};
+
+/// Hexahedra on the vertices xs, ys, zs, cells in the Cartesian order (x fastest), the
+/// six sides as physical groups named like the Cartesian patches.
+MshText hexahedra(const std::vector<double>& xs, const std::vector<double>& ys,
+                  const std::vector<double>& zs) {
+  MshText msh;
+  msh.names = {"2 1 \"left\"", "2 2 \"right\"", "2 3 \"bottom\"", "2 4 \"top\"",
+               "2 5 \"back\"", "2 6 \"front\"", "3 7 \"domain\""};
+  const int nx = int(xs.size()), ny = int(ys.size()), nz = int(zs.size());
+  for (double z : zs) {
+    for (double y : ys) {
+      for (double x : xs) msh.node(x, y, z);
+    }
+  }
+  const auto id = [&](int i, int j, int k) {
+    return 1 + i + nx * (j + ny * k);
+  };
+  for (int k = 0; k + 1 < nz; ++k) {
+    for (int j = 0; j + 1 < ny; ++j) {
+      for (int i = 0; i + 1 < nx; ++i)
+        msh.element(5, 7,
+                    {id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k),
+                     id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1),
+                     id(i, j + 1, k + 1)});
+    }
+  }
+  for (int k = 0; k + 1 < nz; ++k) {
+    for (int j = 0; j + 1 < ny; ++j) {
+      for (int side = 0; side < 2; ++side) {
+        const int i = side ? nx - 1 : 0;
+        msh.element(3, 1 + side,
+                    {id(i, j, k), id(i, j + 1, k), id(i, j + 1, k + 1), id(i, j, k + 1)});
+      }
+    }
+    for (int i = 0; i + 1 < nx; ++i) {
+      for (int side = 0; side < 2; ++side) {
+        const int j = side ? ny - 1 : 0;
+        msh.element(3, 3 + side,
+                    {id(i, j, k), id(i + 1, j, k), id(i + 1, j, k + 1), id(i, j, k + 1)});
+      }
+    }
+  }
+  for (int j = 0; j + 1 < ny; ++j) {
+    for (int i = 0; i + 1 < nx; ++i) {
+      for (int side = 0; side < 2; ++side) {
+        const int k = side ? nz - 1 : 0;
+        msh.element(3, 5 + side,
+                    {id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k)});
+      }
+    }
+  }
+  return msh;
+}
+
+/// The unit square in n x n squares, each cut by its diagonals into 4 triangles (FiPy's
+/// Tri2D), extruded into prisms of height 1 / layers when layers > 0; the sides named
+/// left, right, bottom, top (and back, front).
+MshText crossedTriangles(int n, int layers) {
+  MshText msh;
+  msh.names = {"1 1 \"left\"", "1 2 \"right\"", "1 3 \"bottom\"", "1 4 \"top\"",
+               "2 9 \"domain\""};
+  if (layers > 0)
+    msh.names = {"2 1 \"left\"", "2 2 \"right\"", "2 3 \"bottom\"", "2 4 \"top\"",
+                 "2 5 \"back\"", "2 6 \"front\"", "3 9 \"domain\""};
+  const int planes = layers > 0 ? layers + 1 : 1;
+  const int perPlane = (n + 1) * (n + 1) + n * n;
+  for (int k = 0; k < planes; ++k) {
+    const double z = layers > 0 ? double(k) / layers : 0;
+    for (int j = 0; j <= n; ++j) {
+      for (int i = 0; i <= n; ++i) msh.node(double(i) / n, double(j) / n, z);
+    }
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) msh.node((i + 0.5) / n, (j + 0.5) / n, z);
+    }
+  }
+  const auto corner = [&](int i, int j, int k) {
+    return 1 + i + (n + 1) * j + perPlane * k;
+  };
+  const auto centre = [&](int i, int j, int k) {
+    return 1 + (n + 1) * (n + 1) + i + n * j + perPlane * k;
+  };
+  for (int k = 0; k < std::max(layers, 1); ++k) {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        const int ring[5][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}, {i, j}};
+        for (int t = 0; t < 4; ++t) {
+          const int a = corner(ring[t][0], ring[t][1], k);
+          const int b = corner(ring[t + 1][0], ring[t + 1][1], k);
+          const int c = centre(i, j, k);
+          if (layers == 0)
+            msh.element(2, 9, {a, b, c});
+          else
+            msh.element(6, 9, {a, b, c, a + perPlane, b + perPlane, c + perPlane});
+        }
+      }
+    }
+  }
+  // The sides: segments in 2D, quadrangles (and the triangles of the ends) in 3D.
+  for (int k = 0; k < std::max(layers, 1); ++k) {
+    for (int m = 0; m < n; ++m) {
+      const int sides[4][4] = {
+          {0, m, 0, m + 1}, {n, m, n, m + 1}, {m, 0, m + 1, 0}, {m, n, m + 1, n}};
+      for (int s = 0; s < 4; ++s) {
+        const int a = corner(sides[s][0], sides[s][1], k);
+        const int b = corner(sides[s][2], sides[s][3], k);
+        if (layers == 0)
+          msh.element(1, 1 + s, {a, b});
+        else
+          msh.element(3, 1 + s, {a, b, b + perPlane, a + perPlane});
+      }
+    }
+  }
+  for (int side = 0; layers > 0 && side < 2; ++side) {
+    const int k = side ? layers : 0;
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        const int ring[5][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}, {i, j}};
+        for (int t = 0; t < 4; ++t)
+          msh.element(2, 5 + side,
+                      {corner(ring[t][0], ring[t][1], k),
+                       corner(ring[t + 1][0], ring[t + 1][1], k), centre(i, j, k)});
+      }
+    }
+  }
+  return msh;
+}
+
+/// Steady diffusion with D = 1 + x + y per cell, phi = 0 on left, 1 on right, zero flux
+/// elsewhere, solved by CG to 1e-12.
+std::vector<double> steadyDiffusion(const Mesh<Space>& mesh, bool variable) {
+  CellField<Space> D(mesh, "D"), phi(mesh, "phi");
+  setFromCellCentres(
+      D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real) { return Real(1) + x + y; });
+  Equation<Space> equation(mesh);
+  if (variable)
+    equation.diffusion(D);
+  else
+    equation.diffusion(Real(2));
+  equation.boundary("left", BoundaryCondition::dirichlet(0))
+      .boundary("right", BoundaryCondition::dirichlet(1));
+  ImplicitStepper<Space> stepper(
+      equation, makeLinearSolver<Space>(
+                    "cg", {{"tolerance", "1e-13"}, {"max_iterations", "5000"}}));
+  const auto report = stepper.solveSteady(phi);
+  EXPECT_TRUE(report.converged) << report.reason;
+  return toHost(phi.values());
+}
+
+std::vector<double> graded(int n) {
+  std::vector<double> v(std::size_t(n) + 1);
+  for (int i = 0; i <= n; ++i) v[std::size_t(i)] = std::pow(double(i) / n, 1.3);
+  return v;
+}
+
+TEST(UnstructuredMesh, HexahedraFromGmshEqualTheCartesianGrid) {
+  const auto xs = graded(5), ys = graded(4), zs = graded(3);
+  const Mesh<Space> cartesian(CartesianGrid::fromVertices(xs, ys, zs));
+  const Mesh<Space> general(hexahedra(xs, ys, zs).topology());
+  EXPECT_TRUE(cartesian.isCartesian());
+  EXPECT_FALSE(general.isCartesian());
+  ASSERT_EQ(general.numCells(), cartesian.numCells());
+  EXPECT_EQ(general.numFaces(), cartesian.numFaces());
+  EXPECT_EQ(general.numBoundaryFaces(), cartesian.numBoundaryFaces());
+  EXPECT_EQ(general.regionNames(), std::vector<std::string>{"domain"});
+  for (Patch patch : allPatches) {
+    EXPECT_EQ(general.patchSize(patch), cartesian.patchSize(patch)) << patchName(patch);
+    EXPECT_EQ(general.patchIndex(patchName(patch)), int(patch));
+  }
+  const auto volumes = toHost(general.cellVolumes()),
+             expected = toHost(cartesian.cellVolumes());
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), general.cellCentres());
+  const auto expectedCentres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cartesian.cellCentres());
+  for (Ordinal c = 0; c < general.numCells(); ++c) {
+    EXPECT_NEAR(volumes[c], expected[c], tolerance(1e-15)) << "cell " << c;
+    for (int a = 0; a < 3; ++a)
+      EXPECT_NEAR(centres(c, a), expectedCentres(c, a), tolerance(1e-14)) << "cell " << c;
+  }
+  // The same equation through the face lists of both meshes: the same numbers.
+  const auto onCartesian = steadyDiffusion(cartesian, true);
+  const auto onGeneral = steadyDiffusion(general, true);
+  for (Ordinal c = 0; c < general.numCells(); ++c)
+    EXPECT_NEAR(onGeneral[c], onCartesian[c], tolerance(1e-10)) << "cell " << c;
+}
+
+/// phi - x at every cell centroid, largest.
+double linearProfileError(const Mesh<Space>& mesh) {
+  const auto phi = steadyDiffusion(mesh, false);
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
+  double error = 0;
+  for (Ordinal c = 0; c < mesh.numCells(); ++c)
+    error = std::max(error, std::abs(phi[c] - centres(c, 0)));
+  return error;
+}
+
+TEST(UnstructuredMesh, LinearProfileIsExactOnTrianglesPrismsAndPolygons) {
+  const Mesh<Space> triangles(crossedTriangles(6, 0).topology());
+  EXPECT_EQ(triangles.numCells(), 4 * 6 * 6);
+  EXPECT_EQ(triangles.patchNames(),
+            (std::vector<std::string>{"left", "right", "bottom", "top"}));
+  EXPECT_LT(linearProfileError(triangles), tolerance(1e-11));
+  const Mesh<Space> prisms(crossedTriangles(4, 3).topology());
+  EXPECT_EQ(prisms.numCells(), 4 * 4 * 4 * 3);
+  EXPECT_EQ(prisms.patchSize(Patch::Back), 4 * 4 * 4);
+  EXPECT_LT(linearProfileError(prisms), tolerance(1e-11));
+
+  // Octagons: squares with a node in the middle of each side, so that each side is two
+  // faces; the same numbers as the Cartesian grid.
+  const int n = 5;
+  std::vector<Point> nodes;
+  for (int j = 0; j <= 2 * n; ++j) {
+    for (int i = 0; i <= 2 * n; ++i) nodes.push_back({0.5 * i / n, 0.5 * j / n, 0});
+  }
+  const auto id = [&](int i, int j) {
+    return Ordinal(i + (2 * n + 1) * j);
+  };
+  MeshTopology octagons(2, nodes);
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i)
+      octagons.addPolygon({id(2 * i, 2 * j), id(2 * i + 1, 2 * j), id(2 * i + 2, 2 * j),
+                           id(2 * i + 2, 2 * j + 1), id(2 * i + 2, 2 * j + 2),
+                           id(2 * i + 1, 2 * j + 2), id(2 * i, 2 * j + 2),
+                           id(2 * i, 2 * j + 1)});
+  }
+  for (int m = 0; m < 2 * n; ++m) {
+    octagons.addBoundaryFace("left", {id(0, m), id(0, m + 1)});
+    octagons.addBoundaryFace("right", {id(2 * n, m), id(2 * n, m + 1)});
+  }
+  const Mesh<Space> polygons(octagons);
+  EXPECT_EQ(polygons.patchNames(),
+            (std::vector<std::string>{"left", "right", "boundary"}));
+  EXPECT_EQ(polygons.patchSize(polygons.patchIndex("boundary")), 4 * n);
+  EXPECT_EQ(polygons.numFaces(), 2 * (n + 1) * 2 * n);
+  EXPECT_LT(linearProfileError(polygons), tolerance(1e-11));
+  const Mesh<Space> squares(CartesianGrid::uniform2D(n, n, 1, 1));
+  const auto onSquares = steadyDiffusion(squares, true),
+             onPolygons = steadyDiffusion(polygons, true);
+  for (Ordinal c = 0; c < squares.numCells(); ++c)
+    EXPECT_NEAR(onPolygons[c], onSquares[c], tolerance(1e-10)) << "cell " << c;
+}
+
+/// The unit cube in n^3 cubes, each cut into 6 tetrahedra around its main diagonal
+/// (Kuhn) or into 6 pyramids from its centre.
+MeshTopology cutCubes(int n, bool pyramids) {
+  std::vector<Point> nodes;
+  for (int k = 0; k <= n; ++k) {
+    for (int j = 0; j <= n; ++j) {
+      for (int i = 0; i <= n; ++i)
+        nodes.push_back({double(i) / n, double(j) / n, double(k) / n});
+    }
+  }
+  const auto id = [&](int i, int j, int k) {
+    return Ordinal(i + (n + 1) * (j + (n + 1) * k));
+  };
+  const Ordinal corners = Ordinal(nodes.size());
+  for (int c = 0; pyramids && c < n * n * n; ++c) {
+    const int i = c % n, j = (c / n) % n, k = c / (n * n);
+    nodes.push_back({(i + 0.5) / n, (j + 0.5) / n, (k + 0.5) / n});
+  }
+  MeshTopology topology(3, nodes);
+  for (int k = 0; k < n; ++k) {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        const Ordinal v[8] = {id(i, j, k),
+                              id(i + 1, j, k),
+                              id(i + 1, j + 1, k),
+                              id(i, j + 1, k),
+                              id(i, j, k + 1),
+                              id(i + 1, j, k + 1),
+                              id(i + 1, j + 1, k + 1),
+                              id(i, j + 1, k + 1)};
+        if (pyramids) {
+          const Ordinal apex = corners + i + n * (j + n * k);
+          const int faces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                   {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+          for (const auto& f : faces)
+            topology.addCell(CellShape::Pyramid,
+                             {v[f[0]], v[f[1]], v[f[2]], v[f[3]], apex});
+        } else {
+          // The paths from corner 0 to 6 along three edges.
+          const int paths[6][2] = {{1, 2}, {1, 5}, {3, 2}, {3, 7}, {4, 5}, {4, 7}};
+          for (const auto& p : paths)
+            topology.addCell(CellShape::Tetrahedron, {v[0], v[p[0]], v[p[1]], v[6]});
+        }
+      }
+    }
+  }
+  return topology;
+}
+
+TEST(UnstructuredMesh, TetrahedraAndPyramidsCloseAndFillTheCube) {
+  for (bool pyramids : {false, true}) {
+    const Mesh<Space> mesh(cutCubes(3, pyramids));
+    SCOPED_TRACE(pyramids ? "pyramids" : "tetrahedra");
+    EXPECT_EQ(mesh.numCells(), 6 * 27);
+    EXPECT_EQ(mesh.patchNames(), std::vector<std::string>{"boundary"});
+    const auto volumes = toHost(mesh.cellVolumes());
+    const auto centres =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
+    double total = 0, moment[3] = {0, 0, 0};
+    for (Ordinal c = 0; c < mesh.numCells(); ++c) {
+      EXPECT_NEAR(volumes[c], 1.0 / (6 * 27), tolerance(1e-15));
+      total += volumes[c];
+      for (int a = 0; a < 3; ++a) moment[a] += volumes[c] * centres(c, a);
+    }
+    EXPECT_NEAR(total, 1, tolerance(1e-13));
+    for (int a = 0; a < 3; ++a) EXPECT_NEAR(moment[a], 0.5, tolerance(1e-13));
+    // Each cell is closed: its outward area vectors sum to zero; the boundary's area
+    // is 6.
+    const auto offsets =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellFaceOffsets());
+    const auto faces =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellFaces());
+    const auto faceCells =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceCells());
+    const auto normals =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceNormals());
+    const auto areas = toHost(mesh.faceAreas());
+    for (Ordinal c = 0; c < mesh.numCells(); ++c) {
+      double sum[3] = {0, 0, 0};
+      for (Offset i = offsets(c); i < offsets(c + 1); ++i) {
+        const Ordinal f = faces(i);
+        const double sign = faceCells(f, 0) == c ? 1 : -1;
+        for (int a = 0; a < 3; ++a) sum[a] += sign * areas[f] * normals(f, a);
+      }
+      for (int a = 0; a < 3; ++a)
+        EXPECT_NEAR(sum[a], 0, tolerance(1e-15)) << "cell " << c;
+    }
+    double boundaryArea = 0;
+    for (Ordinal f = 0; f < mesh.numFaces(); ++f)
+      boundaryArea += faceCells(f, 1) < 0 ? areas[f] : 0;
+    EXPECT_NEAR(boundaryArea, 6, tolerance(1e-13));
+    EXPECT_EQ(mesh.numBoundaryFaces(), pyramids ? 6 * 9 : 2 * 6 * 9);
+  }
+}
+
+TEST(UnstructuredMesh, BadMeshesAndPatchesAreErrors) {
+  std::vector<Point> nodes{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+  expectError([&] { Mesh<Space>(MeshTopology(1, nodes)); }, {"dimension 2 or 3, got 1"});
+  {
+    MeshTopology flat(2, nodes);  // three nodes on one line
+    flat.addCell(CellShape::Triangle, {0, 1, 2}, 7);
+    expectError([&] { Mesh<Space>{flat}; }, {"cell 0 (element 7)", "degenerate"});
+  }
+  MeshTopology topology(2, nodes);
+  expectError(
+      [&] {
+        topology.addCell(CellShape::Triangle, {0, 1, 9}, 3);
+      },
+      {"element 3", "node 9", "5 nodes"});
+  expectError(
+      [&] {
+        topology.addCell(CellShape::Triangle, {0, 1, 1}, 4);
+      },
+      {"element 4", "repeats a node"});
+  expectError(
+      [&] {
+        topology.addCell(CellShape::Tetrahedron, {0, 1, 3, 4}, 5);
+      },
+      {"dimension 3", "element 5"});
+  topology.addCell(CellShape::Triangle, {0, 1, 3}, 10);
+  topology.addCell(CellShape::Triangle, {1, 4, 3}, 11);
+  {
+    MeshTopology three = topology;  // a third cell on the face (1 3)
+    three.addCell(CellShape::Triangle, {1, 2, 3}, 12);
+    expectError([&] { three.connect(); }, {"face (1 3)", "3 cells", "element 10"});
+  }
+  {
+    MeshTopology inside = topology;
+    inside.addBoundaryFace("wall", {3, 1});
+    expectError([&] { inside.connect(); }, {"patch 'wall'", "inside the mesh"});
+    MeshTopology missing = topology;
+    missing.addBoundaryFace("wall", {0, 4});
+    expectError([&] { missing.connect(); }, {"patch 'wall'", "(0 4)", "no cell has"});
+  }
+  topology.addBoundaryFace("wall", {0, 1});
+  const Mesh<Space> mesh(topology);
+  EXPECT_EQ(mesh.patchNames(), (std::vector<std::string>{"wall", "boundary"}));
+  expectError([&] { mesh.grid(); }, {"not a Cartesian grid"});
+  expectError([&] { mesh.patchIndex("inlet"); },
+              {"unknown boundary patch 'inlet'", "'wall', 'boundary'"});
+  Equation<Space> equation(mesh);
+  expectError([&] { equation.boundary("left", BoundaryCondition::dirichlet(0)); },
+              {"unknown boundary patch 'left'", "'wall', 'boundary'"});
+  equation.boundary("wall", BoundaryCondition::dirichlet(1));
+  EXPECT_TRUE(equation.boundaryConditions().isSet("wall"));
+  // A Gmsh line mesh, and a 2D Gmsh mesh off its plane.
+  MshText line;
+  line.element(1, 1, {line.node(0, 0, 0), line.node(1, 0, 0)});
+  expectError([&] { line.topology(); }, {"test.msh", "dimension 1"});
+  MshText tilted;
+  tilted.element(2, 1,
+                 {tilted.node(0, 0, 0), tilted.node(1, 0, 0), tilted.node(0, 1, 1)});
+  expectError([&] { tilted.topology(); }, {"test.msh", "element 1", "x-y plane"});
+}
+
+}  // namespace
+}  // namespace kfvm::Test

@@ -1,6 +1,7 @@
 #include <detail/kfvm_AssemblyKernels.hpp>
 #include <detail/kfvm_ExplicitTermKernels.hpp>
 #include <detail/kfvm_HigherOrderKernels.hpp>
+#include <detail/kfvm_NonOrthogonalCorrection.hpp>
 #include <detail/kfvm_StencilStructure.hpp>
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Backends.hpp>
@@ -30,6 +31,9 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
     correction_ =
         DeviceView<Real*, ExecSpace>("kfvm::Assembler::tvdCorrection", mesh.numFaces());
   }
+  if (equation_.diffusionCorrection() != DiffusionCorrection::None)
+    correctionGradient_ = DeviceView<Real* [3], ExecSpace>(
+        "kfvm::Assembler::correctionGradient", mesh.numCells());
   if (equation_.hasExplicitConvection()) {
     require(equation_.hasTransient(),
             "FiPy's explicit convection needs a TransientTerm in its equation");
@@ -125,6 +129,9 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
     for (int a = 0; a < mesh.dimension(); ++a) rows.firstFaces[a] = mesh.firstFace(a);
   }
   Details::fillRows(equation_, rows);
+  if (equation_.diffusionCorrection() != DiffusionCorrection::None)
+    Details::addNonOrthogonalCorrection(equation_, theta, iterate.values(),
+                                        phiOld.values(), correctionGradient_, rhs);
   if (equation_.hasHigherOrder()) {
     Details::addHigherOrderTerm<ExecSpace>(
         equation_, theta, phiOld.values(), iterate.values(), potential_, potentialSlope_,

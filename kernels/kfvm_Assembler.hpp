@@ -85,7 +85,10 @@ class Assembler {
   CrsMatrix<ExecSpace> matrix_;
   DeviceView<Offset*, ExecSpace> diagonalEntries_;  // per cell
   DeviceView<Offset*, ExecSpace> faceEntries_;  // per cell-face slot; unused on boundary
-  bool repeatedNeighbours_ = false;             // StencilStructure::repeatedNeighbours
+  bool repeatedNeighbours_ = false;
+  DeviceView<Real* [3], ExecSpace>
+      correctionGradient_;  // DiffusionCorrection's             //
+                            // StencilStructure::repeatedNeighbours
   DeviceView<Real*, ExecSpace> ownerWeights_, neighbourWeights_;
   DeviceView<Real*[3], ExecSpace> gradient_, gradientOld_;  // TVD only
   DeviceView<Real*, ExecSpace> correction_;                 // TVD only

@@ -221,6 +221,14 @@ Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
 }
 
 template <class ExecSpace>
+Equation<ExecSpace>& Equation<ExecSpace>::diffusionCorrection(DiffusionCorrection scheme,
+                                                              CellGradient gradient) {
+  correction_ = scheme;
+  correctionGradient_ = gradient;
+  return *this;
+}
+
+template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::boundary(const std::string& patch,
                                                    const BoundaryCondition& condition) {
   bcs_.set(patch, condition);

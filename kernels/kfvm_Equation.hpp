@@ -40,6 +40,22 @@ enum class ExplicitDiffusionBoundary {
   ZeroFlux
 };
 
+/// Non-orthogonal correction of the diffusion term (Equation::diffusionCorrection). The
+/// matrix holds each face's orthogonal part D A (phi_N - phi_P) / d, d the centroids'
+/// distance along the normal (Mesh); the correction adds D (A n - A d_PN / d) .
+/// grad(phi)_f at the latest iterate to the right-hand side (OpenFOAM's over-relaxed
+/// `corrected` scheme, a deferred correction converged by sweeps), through interior and
+/// Dirichlet faces. On orthogonal faces (any Cartesian grid) it is zero.
+enum class DiffusionCorrection {
+  None,        ///< FiPy's DiffusionTermNoCorrection, kfvm's default
+  OverRelaxed  ///< with the cell gradients below
+};
+
+/// Cell gradients for the correction: Gauss (linear face interpolation, Robin face
+/// values) or least squares over the face neighbours, Dirichlet values and the normal
+/// derivative of Neumann faces (exact for linear fields).
+enum class CellGradient { Gauss, LeastSquares };
+
 /// One scalar transport equation built from FiPy's terms:
 ///
 ///   TransientTerm(rho) + ConvectionTerm(u) == DiffusionTerm(D) + ImplicitSourceTerm(c)
@@ -103,6 +119,10 @@ class Equation {
   Equation& explicitConvection(
       const FaceField<ExecSpace>& normalVelocity, ExplicitConvectionScheme scheme,
       ExplicitGradientBoundary gradientBoundary = ExplicitGradientBoundary::CellValues);
+  /// Non-orthogonal correction of the diffusion term (see DiffusionCorrection); the
+  /// equation then needs sweeps (ImplicitStepper::setSweeps).
+  Equation& diffusionCorrection(DiffusionCorrection scheme,
+                                CellGradient gradient = CellGradient::LeastSquares);
   /// The condition on a patch, by name (Mesh::patchNames()) or as a Cartesian side.
   Equation& boundary(const std::string& patch, const BoundaryCondition& condition);
   Equation& boundary(Patch patch, const BoundaryCondition& condition);
@@ -205,6 +225,8 @@ class Equation {
   }
   /// True when the diffusion coefficient is D(phi) (diffusion(Polynomial)).
   bool diffusionIsPolynomial() const { return nonlinearDiffusion_; }
+  DiffusionCorrection diffusionCorrection() const { return correction_; }
+  CellGradient correctionGradient() const { return correctionGradient_; }
   const Coefficient<ExecSpace>& transientCoefficient() const { return rho_; }
   const Coefficient<ExecSpace>& diffusionCoefficient() const { return D_; }
   const Coefficient<ExecSpace>& implicitSourceCoefficient() const { return c_; }
@@ -225,7 +247,8 @@ class Equation {
   /// convection's deferred correction).
   bool needsSweeps() const {
     return (hasConvection_ && isTvd(scheme_)) || nonlinearDiffusion_ ||
-           nonlinearSource_ || (hasHigherOrder_ && higherOrderLaw_.terms > 2);
+           correction_ != DiffusionCorrection::None || nonlinearSource_ ||
+           (hasHigherOrder_ && higherOrderLaw_.terms > 2);
   }
   /// The higher-order term, when there is one.
   bool hasHigherOrder() const { return hasHigherOrder_; }
@@ -272,6 +295,8 @@ class Equation {
   bool convectsThroughSlotsOnly_ = false;
   DeviceView<Real*, ExecSpace> convectingSlots_;
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
+  DiffusionCorrection correction_ = DiffusionCorrection::None;
+  CellGradient correctionGradient_ = CellGradient::LeastSquares;
   Polynomial diffusionLaw_, sourceLaw_;
   bool hasHigherOrder_ = false;
   Coefficient<ExecSpace> higherOrderD_, higherOrderKappa_;

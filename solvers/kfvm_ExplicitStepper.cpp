@@ -58,6 +58,9 @@ ExplicitStepper<ExecSpace>::ExplicitStepper(const Equation<ExecSpace>& equation)
   require(!equation.hasHigherOrder(),
           "explicit stepping does not take the higher-order diffusion term (its stable "
           "dt shrinks as h^4); step it implicitly");
+  require(equation.diffusionCorrection() == DiffusionCorrection::None,
+          "explicit stepping does not take the non-orthogonal diffusion correction (a "
+          "deferred correction needs sweeps); step it implicitly");
   const auto& mesh = equation.mesh();
   forEachCell("kfvm::ExplicitStepper::mass", mesh,
               Details::MassKernel<ExecSpace>{equation.transientCoefficient(),

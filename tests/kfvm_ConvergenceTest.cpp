@@ -1,5 +1,6 @@
 // Manufactured solutions with variable coefficients on smoothly graded non-uniform grids:
 // the L2 error must fall at second order.
+#include "kfvm_Manufactured.hpp"
 #include "kfvm_TestHelpers.hpp"
 
 #include <kfvm_ImplicitStepper.hpp>
@@ -97,27 +98,7 @@ double solve2D(int n) {
   return l2Error(phi, mesh, exact2D);
 }
 
-// 3D: phi = sin(pi x) sin(pi y) sin(pi z) + y, D = 1 + x y z given per face.
-double exact3D(double x, double y, double z) {
-  return std::sin(pi * x) * std::sin(pi * y) * std::sin(pi * z) + y;
-}
-
-void setSource3D(CellField<Space>& s, const Mesh<Space>& mesh) {
-  const double p = pi;
-  setFromCellCentres(
-      s, mesh, KOKKOS_LAMBDA(Real xr, Real yr, Real zr) {
-        const double x = xr, y = yr, z = zr;
-        const double sx = Compat::sin(p * x), cx = Compat::cos(p * x);
-        const double sy = Compat::sin(p * y), cy = Compat::cos(p * y);
-        const double sz = Compat::sin(p * z), cz = Compat::cos(p * z);
-        const double D = 1 + x * y * z;
-        const double phiX = p * cx * sy * sz, phiY = p * sx * cy * sz + 1,
-                     phiZ = p * sx * sy * cz;
-        const double laplacian = -3 * p * p * sx * sy * sz;
-        return Real(-(y * z * phiX + x * z * phiY + x * y * phiZ + D * laplacian));
-      });
-}
-
+// 3D: manufactured3D, D = 1 + x y z given per face.
 void setFaceDiffusivity3D(FaceField<Space>& D, const Mesh<Space>& mesh) {
   setFromFaceCentres(
       D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real z) { return Real(1) + x * y * z; });
@@ -129,19 +110,19 @@ double solve3D(int n) {
   CellField<Space> s(mesh, "s"), phi(mesh, "phi");
   FaceField<Space> D(mesh, "D");
   setFaceDiffusivity3D(D, mesh);
-  setSource3D(s, mesh);
+  setManufacturedSource3D(s, mesh);
   Equation<Space> equation(mesh);
   equation.diffusion(D).source(s);
   for (Patch patch : allPatches) {
-    equation.boundary(patch,
-                      BoundaryCondition::dirichlet(boundaryValues(mesh, patch, exact3D)));
+    equation.boundary(
+        patch, BoundaryCondition::dirichlet(boundaryValues(mesh, patch, manufactured3D)));
   }
   ImplicitStepper<Space> stepper(
       equation, makeLinearSolver<Space>(
                     "cg", {{"tolerance", "1e-12"}, {"max_iterations", "5000"}}));
   const auto report = stepper.solveSteady(phi);
   EXPECT_TRUE(report.converged) << report.reason;
-  return l2Error(phi, mesh, exact3D);
+  return l2Error(phi, mesh, manufactured3D);
 }
 
 void expectSecondOrder(const std::vector<double>& errors, const char* what) {

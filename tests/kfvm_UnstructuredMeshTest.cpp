@@ -2,12 +2,14 @@
 // Cartesian grid and closed-form values, diffusion on them against the Cartesian path
 // and the exact linear profile, named patches, and the meshes that must be errors.
 #include "kfvm_TestHelpers.hpp"
+#include "kfvm_TestMeshes.hpp"
 
 #include <kfvm_GmshMesh.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -17,169 +19,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-using Point = std::array<double, 3>;
-
-/// A Gmsh MSH 2.2 file built element by element.
-struct MshText {
-  std::vector<Point> nodes;
-  std::vector<std::string> elements, names;
-
-  int node(double x, double y, double z) {
-    nodes.push_back({x, y, z});
-    return int(nodes.size());  // Gmsh numbers nodes from 1
-  }
-  void element(int type, int physical, const std::vector<int>& ids) {
-    std::ostringstream line;
-    line << elements.size() + 1 << ' ' << type << " 2 " << physical << ' ' << physical;
-    for (int id : ids) line << ' ' << id;
-    elements.push_back(line.str());
-  }
-  std::string text() const {
-    std::ostringstream out;
-    out.precision(17);
-    out << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n"
-        << names.size() << '\n';
-    for (const auto& name : names) out << name << '\n';
-    out << "$EndPhysicalNames\n$Nodes\n" << nodes.size() << '\n';
-    for (std::size_t n = 0; n < nodes.size(); ++n)
-      out << n + 1 << ' ' << nodes[n][0] << ' ' << nodes[n][1] << ' ' << nodes[n][2]
-          << '\n';
-    out << "$EndNodes\n$Elements\n" << elements.size() << '\n';
-    for (const auto& line : elements) out << line << '\n';
-    out << "$EndElements\n";
-    return out.str();
-  }
-  MeshTopology topology() const {
-    std::istringstream in(text());
-    return gmshMeshTopology(readGmshFile(in, "test.msh"), "test.msh");
-  }
-};
-
-/// Hexahedra on the vertices xs, ys, zs, cells in the Cartesian order (x fastest), the
-/// six sides as physical groups named like the Cartesian patches.
-MshText hexahedra(const std::vector<double>& xs, const std::vector<double>& ys,
-                  const std::vector<double>& zs) {
-  MshText msh;
-  msh.names = {"2 1 \"left\"", "2 2 \"right\"", "2 3 \"bottom\"", "2 4 \"top\"",
-               "2 5 \"back\"", "2 6 \"front\"", "3 7 \"domain\""};
-  const int nx = int(xs.size()), ny = int(ys.size()), nz = int(zs.size());
-  for (double z : zs) {
-    for (double y : ys) {
-      for (double x : xs) msh.node(x, y, z);
-    }
-  }
-  const auto id = [&](int i, int j, int k) {
-    return 1 + i + nx * (j + ny * k);
-  };
-  for (int k = 0; k + 1 < nz; ++k) {
-    for (int j = 0; j + 1 < ny; ++j) {
-      for (int i = 0; i + 1 < nx; ++i)
-        msh.element(5, 7,
-                    {id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k),
-                     id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1),
-                     id(i, j + 1, k + 1)});
-    }
-  }
-  for (int k = 0; k + 1 < nz; ++k) {
-    for (int j = 0; j + 1 < ny; ++j) {
-      for (int side = 0; side < 2; ++side) {
-        const int i = side ? nx - 1 : 0;
-        msh.element(3, 1 + side,
-                    {id(i, j, k), id(i, j + 1, k), id(i, j + 1, k + 1), id(i, j, k + 1)});
-      }
-    }
-    for (int i = 0; i + 1 < nx; ++i) {
-      for (int side = 0; side < 2; ++side) {
-        const int j = side ? ny - 1 : 0;
-        msh.element(3, 3 + side,
-                    {id(i, j, k), id(i + 1, j, k), id(i + 1, j, k + 1), id(i, j, k + 1)});
-      }
-    }
-  }
-  for (int j = 0; j + 1 < ny; ++j) {
-    for (int i = 0; i + 1 < nx; ++i) {
-      for (int side = 0; side < 2; ++side) {
-        const int k = side ? nz - 1 : 0;
-        msh.element(3, 5 + side,
-                    {id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k)});
-      }
-    }
-  }
-  return msh;
-}
-
-/// The unit square in n x n squares, each cut by its diagonals into 4 triangles (FiPy's
-/// Tri2D), extruded into prisms of height 1 / layers when layers > 0; the sides named
-/// left, right, bottom, top (and back, front).
-MshText crossedTriangles(int n, int layers) {
-  MshText msh;
-  msh.names = {"1 1 \"left\"", "1 2 \"right\"", "1 3 \"bottom\"", "1 4 \"top\"",
-               "2 9 \"domain\""};
-  if (layers > 0)
-    msh.names = {"2 1 \"left\"", "2 2 \"right\"", "2 3 \"bottom\"", "2 4 \"top\"",
-                 "2 5 \"back\"", "2 6 \"front\"", "3 9 \"domain\""};
-  const int planes = layers > 0 ? layers + 1 : 1;
-  const int perPlane = (n + 1) * (n + 1) + n * n;
-  for (int k = 0; k < planes; ++k) {
-    const double z = layers > 0 ? double(k) / layers : 0;
-    for (int j = 0; j <= n; ++j) {
-      for (int i = 0; i <= n; ++i) msh.node(double(i) / n, double(j) / n, z);
-    }
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) msh.node((i + 0.5) / n, (j + 0.5) / n, z);
-    }
-  }
-  const auto corner = [&](int i, int j, int k) {
-    return 1 + i + (n + 1) * j + perPlane * k;
-  };
-  const auto centre = [&](int i, int j, int k) {
-    return 1 + (n + 1) * (n + 1) + i + n * j + perPlane * k;
-  };
-  for (int k = 0; k < std::max(layers, 1); ++k) {
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) {
-        const int ring[5][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}, {i, j}};
-        for (int t = 0; t < 4; ++t) {
-          const int a = corner(ring[t][0], ring[t][1], k);
-          const int b = corner(ring[t + 1][0], ring[t + 1][1], k);
-          const int c = centre(i, j, k);
-          if (layers == 0)
-            msh.element(2, 9, {a, b, c});
-          else
-            msh.element(6, 9, {a, b, c, a + perPlane, b + perPlane, c + perPlane});
-        }
-      }
-    }
-  }
-  // The sides: segments in 2D, quadrangles (and the triangles of the ends) in 3D.
-  for (int k = 0; k < std::max(layers, 1); ++k) {
-    for (int m = 0; m < n; ++m) {
-      const int sides[4][4] = {
-          {0, m, 0, m + 1}, {n, m, n, m + 1}, {m, 0, m + 1, 0}, {m, n, m + 1, n}};
-      for (int s = 0; s < 4; ++s) {
-        const int a = corner(sides[s][0], sides[s][1], k);
-        const int b = corner(sides[s][2], sides[s][3], k);
-        if (layers == 0)
-          msh.element(1, 1 + s, {a, b});
-        else
-          msh.element(3, 1 + s, {a, b, b + perPlane, a + perPlane});
-      }
-    }
-  }
-  for (int side = 0; layers > 0 && side < 2; ++side) {
-    const int k = side ? layers : 0;
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) {
-        const int ring[5][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}, {i, j}};
-        for (int t = 0; t < 4; ++t)
-          msh.element(2, 5 + side,
-                      {corner(ring[t][0], ring[t][1], k),
-                       corner(ring[t + 1][0], ring[t + 1][1], k), centre(i, j, k)});
-      }
-    }
-  }
-  return msh;
-}
 
 /// Steady diffusion with D = 1 + x + y per cell, phi = 0 on left, 1 on right, zero flux
 /// elsewhere, solved by CG to 1e-12.
@@ -297,61 +136,16 @@ TEST(UnstructuredMesh, LinearProfileIsExactOnTrianglesPrismsAndPolygons) {
     EXPECT_NEAR(onPolygons[c], onSquares[c], tolerance(1e-10)) << "cell " << c;
 }
 
-/// The unit cube in n^3 cubes, each cut into 6 tetrahedra around its main diagonal
-/// (Kuhn) or into 6 pyramids from its centre.
-MeshTopology cutCubes(int n, bool pyramids) {
-  std::vector<Point> nodes;
-  for (int k = 0; k <= n; ++k) {
-    for (int j = 0; j <= n; ++j) {
-      for (int i = 0; i <= n; ++i)
-        nodes.push_back({double(i) / n, double(j) / n, double(k) / n});
-    }
-  }
-  const auto id = [&](int i, int j, int k) {
-    return Ordinal(i + (n + 1) * (j + (n + 1) * k));
-  };
-  const Ordinal corners = Ordinal(nodes.size());
-  for (int c = 0; pyramids && c < n * n * n; ++c) {
-    const int i = c % n, j = (c / n) % n, k = c / (n * n);
-    nodes.push_back({(i + 0.5) / n, (j + 0.5) / n, (k + 0.5) / n});
-  }
-  MeshTopology topology(3, nodes);
-  for (int k = 0; k < n; ++k) {
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) {
-        const Ordinal v[8] = {id(i, j, k),
-                              id(i + 1, j, k),
-                              id(i + 1, j + 1, k),
-                              id(i, j + 1, k),
-                              id(i, j, k + 1),
-                              id(i + 1, j, k + 1),
-                              id(i + 1, j + 1, k + 1),
-                              id(i, j + 1, k + 1)};
-        if (pyramids) {
-          const Ordinal apex = corners + i + n * (j + n * k);
-          const int faces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
-                                   {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
-          for (const auto& f : faces)
-            topology.addCell(CellShape::Pyramid,
-                             {v[f[0]], v[f[1]], v[f[2]], v[f[3]], apex});
-        } else {
-          // The paths from corner 0 to 6 along three edges.
-          const int paths[6][2] = {{1, 2}, {1, 5}, {3, 2}, {3, 7}, {4, 5}, {4, 7}};
-          for (const auto& p : paths)
-            topology.addCell(CellShape::Tetrahedron, {v[0], v[p[0]], v[p[1]], v[6]});
-        }
-      }
-    }
-  }
-  return topology;
-}
-
 TEST(UnstructuredMesh, TetrahedraAndPyramidsCloseAndFillTheCube) {
   for (bool pyramids : {false, true}) {
     const Mesh<Space> mesh(cutCubes(3, pyramids));
     SCOPED_TRACE(pyramids ? "pyramids" : "tetrahedra");
     EXPECT_EQ(mesh.numCells(), 6 * 27);
-    EXPECT_EQ(mesh.patchNames(), std::vector<std::string>{"boundary"});
+    auto names = mesh.patchNames();  // in the order the faces were named
+    std::sort(names.begin(), names.end());
+    const std::vector<std::string> sides{"back", "bottom", "front",
+                                         "left", "right",  "top"};
+    EXPECT_EQ(names, pyramids ? std::vector<std::string>{"boundary"} : sides);
     const auto volumes = toHost(mesh.cellVolumes());
     const auto centres =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());

@@ -1,0 +1,142 @@
+#include <detail/kfvm_AssemblyKernels.hpp>
+#include <detail/kfvm_NonOrthogonalCorrection.hpp>
+#include <kfvm_Backends.hpp>
+#include <kfvm_ForEach.hpp>
+#include <kfvm_KokkosCompat.hpp>
+
+namespace kfvm::Details {
+
+namespace {
+
+/// Least-squares cell gradient: rows d . grad = x_j - x_P weighted by 1 / |d|^2 for the
+/// face neighbours and for boundary faces with a known value (a > 0: the Robin face
+/// value), n . grad = g / b for Neumann faces (a = 0). Gauss where the rows do not fix
+/// the gradient (fewer independent directions than the dimension).
+template <class ExecSpace>
+struct LeastSquaresGradient {
+  AssemblyGeometry<ExecSpace> g;
+  Vector<ExecSpace> x;
+  DeviceView<Real* [3], ExecSpace> gradient;
+  int dimension;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    Real M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, r[3] = {0, 0, 0};
+    const Real value = x(cell);
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      Real d[3], difference, weight = 1;
+      if (n >= 0) {
+        const Ordinal other = o == cell ? n : o;
+        for (int a = 0; a < 3; ++a)
+          d[a] = g.cellCentres(other, a) - g.cellCentres(cell, a);
+        difference = x(other) - value;
+      } else {
+        const Ordinal bs = g.faceSlots(f);
+        const Real ra = g.robinA(bs), rb = g.robinB(bs), dn = g.distances(f);
+        if (ra > 0) {
+          for (int a = 0; a < 3; ++a) d[a] = g.faceCentres(f, a) - g.cellCentres(cell, a);
+          difference = (g.robinG(bs) * dn + rb * value) / (ra * dn + rb) - value;
+        } else {  // the normal derivative is known
+          for (int a = 0; a < 3; ++a) d[a] = g.normals(f, a);
+          difference = g.robinG(bs) / rb;
+        }
+      }
+      if (n >= 0 || g.robinA(g.faceSlots(f)) > 0)
+        weight = Real(1) / (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      for (int a = 0; a < 3; ++a) {
+        r[a] += weight * d[a] * difference;
+        for (int b = 0; b < 3; ++b) M[a][b] += weight * d[a] * d[b];
+      }
+    }
+    for (int a = dimension; a < 3; ++a) {  // no gradient off the mesh's plane
+      for (int b = 0; b < 3; ++b) M[a][b] = M[b][a] = 0;
+      M[a][a] = 1;
+      r[a] = 0;
+    }
+    const Real c00 = M[1][1] * M[2][2] - M[1][2] * M[2][1];
+    const Real c01 = M[1][2] * M[2][0] - M[1][0] * M[2][2];
+    const Real c02 = M[1][0] * M[2][1] - M[1][1] * M[2][0];
+    const Real det = M[0][0] * c00 + M[0][1] * c01 + M[0][2] * c02;
+    const Real scale = M[0][0] * M[1][1] * M[2][2];
+    if (!(Compat::abs(det) > Real(1e-10) * scale)) {
+      GradientKernel<ExecSpace>{g, x, gradient, GradientBoundary::Robin}(cell);
+      return;
+    }
+    const Real inverse[3][3] = {{c00, M[0][2] * M[2][1] - M[0][1] * M[2][2],
+                                 M[0][1] * M[1][2] - M[0][2] * M[1][1]},
+                                {c01, M[0][0] * M[2][2] - M[0][2] * M[2][0],
+                                 M[0][2] * M[1][0] - M[0][0] * M[1][2]},
+                                {c02, M[0][1] * M[2][0] - M[0][0] * M[2][1],
+                                 M[0][0] * M[1][1] - M[0][1] * M[1][0]}};
+    for (int a = 0; a < 3; ++a)
+      gradient(cell, a) =
+          (inverse[a][0] * r[0] + inverse[a][1] * r[1] + inverse[a][2] * r[2]) / det;
+  }
+};
+
+/// rhs(P) += scale * sum_f D_f k_f . grad_f over the cell's interior and Dirichlet faces.
+template <class ExecSpace>
+struct CorrectionKernel {
+  AssemblyGeometry<ExecSpace> g;
+  DeviceView<const Real* [3], ExecSpace> gradient;
+  Real scale;
+  Vector<ExecSpace> rhs;
+
+  KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    Real sum = 0;
+    for (Offset slot = g.cellFaceOffsets(cell); slot < g.cellFaceOffsets(cell + 1);
+         ++slot) {
+      const Ordinal f = g.cellFaces(slot);
+      const Ordinal o = g.faceCells(f, 0), n = g.faceCells(f, 1);
+      if (n < 0 && !(g.robinB(g.faceSlots(f)) == 0)) continue;  // flux given or mixed
+      const Real w = n >= 0 ? g.ownerDistance(f) / g.distances(f) : Real(0);
+      const Real A = g.areas(f), dn = g.distances(f);
+      Real flux = 0;
+      for (int a = 0; a < 3; ++a) {
+        const Real d =
+            (n >= 0 ? g.cellCentres(n, a) : g.faceCentres(f, a)) - g.cellCentres(o, a);
+        const Real k = A * g.normals(f, a) - A * d / dn;
+        const Real grad =
+            n >= 0 ? (1 - w) * gradient(o, a) + w * gradient(n, a) : gradient(o, a);
+        flux += k * grad;
+      }
+      sum += (o == cell ? Real(1) : Real(-1)) * g.faceDiffusivity(f) * flux;
+    }
+    rhs(cell) += scale * sum;
+  }
+};
+
+}  // namespace
+
+template <class ExecSpace>
+void addNonOrthogonalCorrection(const Equation<ExecSpace>& equation, Real theta,
+                                const Vector<ExecSpace>& phi,
+                                const Vector<ExecSpace>& phiOld,
+                                const DeviceView<Real* [3], ExecSpace>& gradient,
+                                const Vector<ExecSpace>& rhs) {
+  const AssemblyGeometry<ExecSpace> g(equation);
+  const auto& mesh = equation.mesh();
+  for (int level = 0; level < 2; ++level) {
+    const Real scale = level == 0 ? theta : 1 - theta;
+    if (scale == 0) continue;
+    const Vector<ExecSpace>& x = level == 0 ? phi : phiOld;
+    if (equation.correctionGradient() == CellGradient::LeastSquares)
+      forEachCell("kfvm::Assembler::leastSquaresGradient", mesh,
+                  LeastSquaresGradient<ExecSpace>{g, x, gradient, mesh.dimension()});
+    else
+      forEachCell("kfvm::Assembler::gaussGradient", mesh,
+                  GradientKernel<ExecSpace>{g, x, gradient, GradientBoundary::Robin});
+    forEachCell("kfvm::Assembler::nonOrthogonalCorrection", mesh,
+                CorrectionKernel<ExecSpace>{g, gradient, scale, rhs});
+  }
+}
+
+#define KFVM_INSTANTIATE_NON_ORTHOGONAL_CORRECTION(Space)                       \
+  template void addNonOrthogonalCorrection<Space>(                              \
+      const Equation<Space>&, Real, const Vector<Space>&, const Vector<Space>&, \
+      const DeviceView<Real* [3], Space>&, const Vector<Space>&);
+KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_NON_ORTHOGONAL_CORRECTION)
+
+}  // namespace kfvm::Details

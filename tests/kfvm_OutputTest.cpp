@@ -1,7 +1,9 @@
-// VTK output read back: values, coordinates and time of a .vtr, the .pvd collection,
-// and errors naming the path.
+// VTK output read back: values, coordinates and time of a .vtr, the cells of a .vtu,
+// the .pvd collection, and errors naming the path.
 #include "kfvm_TestHelpers.hpp"
+#include "kfvm_TestMeshes.hpp"
 
+#include <kfvm_VtkUnstructured.hpp>
 #include <kfvm_VtkWriter.hpp>
 
 #include <cstdio>
@@ -97,6 +99,60 @@ TEST(Output, TimeSeriesListsEveryFileAndErrorsNameThePath) {
         writeVtkRectilinear<Space>(folder + "/no/such/folder/x.vtr", mesh, {&mine}, 0);
       },
       {"cannot open", "no/such/folder/x.vtr.tmp"});
+}
+
+TEST(Output, VtkUnstructuredFileHoldsEveryCellAsPolygonOrPolyhedron) {
+  const std::string folder = scratchFolder("vtu");
+  // 2D: 4 x 2 x 2 triangles as polygons of 3 nodes.
+  const Mesh<Space> triangles(crossedTriangles(2, 0).topology());
+  CellField<Space> phi(triangles, "phi");
+  fillWithPosition(phi, triangles);
+  writeVtkUnstructured<Space>(folder + "/triangles.vtu", triangles, {&phi}, 0.5);
+  std::string xml = readFile(folder + "/triangles.vtu");
+  EXPECT_NE(xml.find("NumberOfPoints=\"13\" NumberOfCells=\"16\""), std::string::npos);
+  EXPECT_EQ(dataArray(xml, "types"), std::vector<double>(16, 7));
+  auto offsets = dataArray(xml, "offsets");
+  ASSERT_EQ(offsets.size(), std::size_t(16));
+  EXPECT_EQ(offsets.back(), 48);
+  EXPECT_EQ(dataArray(xml, "phi"), toHost(phi.values()));
+  EXPECT_EQ(dataArray(xml, "TIME"), std::vector<double>{0.5});
+  // Each polygon's nodes go around it: consecutive nodes share one of its edges.
+  const auto connectivity = dataArray(xml, "connectivity");
+  const auto points = dataArray(xml, "Points");
+  for (std::size_t c = 0; c < 16; ++c) {
+    double area = 0;  // the shoelace area, non-zero only for nodes in order
+    for (std::size_t k = 0; k < 3; ++k) {
+      const auto p = std::size_t(connectivity[3 * c + k]);
+      const auto q = std::size_t(connectivity[3 * c + (k + 1) % 3]);
+      area += points[3 * p] * points[3 * q + 1] - points[3 * q] * points[3 * p + 1];
+    }
+    EXPECT_NEAR(std::abs(area) / 2, 1.0 / 16, 1e-12) << "cell " << c;
+  }
+  // 3D: the 6 tetrahedra of a cube as polyhedra of 4 faces.
+  const Mesh<Space> tetrahedra(cutCubes(1, false));
+  CellField<Space> psi(tetrahedra, "psi");
+  psi.fill(Real(3));
+  writeVtkUnstructured<Space>(folder + "/tetrahedra.vtu", tetrahedra, {&psi}, 1);
+  xml = readFile(folder + "/tetrahedra.vtu");
+  EXPECT_NE(xml.find("NumberOfPoints=\"8\" NumberOfCells=\"6\""), std::string::npos);
+  EXPECT_EQ(dataArray(xml, "types"), std::vector<double>(6, 42));
+  EXPECT_EQ(dataArray(xml, "offsets"), (std::vector<double>{4, 8, 12, 16, 20, 24}));
+  const auto faces = dataArray(xml, "faces");
+  ASSERT_EQ(faces.size(), std::size_t(6 * 17));  // per cell: 4, then 4 x (3 nodes)
+  EXPECT_EQ(faces[0], 4);
+  EXPECT_EQ(faces[1], 3);
+  EXPECT_EQ(dataArray(xml, "faceoffsets").back(), 6 * 17);
+  EXPECT_EQ(dataArray(xml, "psi"), std::vector<double>(6, 3));
+  EXPECT_FALSE(std::filesystem::exists(folder + "/tetrahedra.vtu.tmp"));
+  const Mesh<Space> box(CartesianGrid::uniform2D(2, 2, 1, 1));
+  CellField<Space> boxed(box, "phi");
+  expectError([&] { writeVtkUnstructured<Space>(folder + "/box.vtu", box, {&boxed}, 0); },
+              {"box.vtu", "writeVtkRectilinear"});
+  expectError(
+      [&] {
+        writeVtkUnstructured<Space>(folder + "/no/such/t.vtu", tetrahedra, {&psi}, 0);
+      },
+      {"cannot open", "no/such/t.vtu.tmp"});
 }
 
 }  // namespace

@@ -210,11 +210,13 @@ class Equation:
                         ("transient", "diffusion", "implicit", "source")}
         fourth = None
         convection = None
+        correction = None
         for scale, term in self._oriented_parts():
             if term.kind == "transient":
                 coefficients["transient"].add(scale, term.coeff)
             elif term.kind == "diffusion":
                 coefficients["diffusion"].add(-scale, term.coeff)
+                correction = getattr(term, "correction", None) or correction
             elif term.kind == "implicit":
                 coefficients["implicit"].add(-scale, term.coeff)
             elif term.kind == "source":
@@ -279,6 +281,8 @@ class Equation:
             cpp.higher_order_diffusion(fourth[0], fourth[1], _kfvm.Polynomial(law))
         elif not D.empty:
             cpp.diffusion(D.build(mesh, compiled))
+        if correction is not None and not mesh._cpp.is_cartesian:
+            cpp.diffusion_correction(correction)
         c = coefficients["implicit"]
         if not c.empty:
             cpp.implicit_source(c.build_not_polynomial(

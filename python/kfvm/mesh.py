@@ -1,4 +1,5 @@
-"""Meshes: FiPy's Grid1D, Grid2D and Grid3D on kfvm's Cartesian mesh."""
+"""Meshes: FiPy's Grid1D, Grid2D and Grid3D on kfvm's Cartesian mesh, and general meshes
+of any cells (GmshMesh from a Gmsh .msh file, UnstructuredMesh from nodes and cells)."""
 
 import numpy as _np
 
@@ -83,28 +84,18 @@ class FaceSet:
         return "FaceSet(%d of %d faces)" % (len(self), self.mask.size)
 
 
-class _Grid:
-    """A Cartesian grid (uniform or not) in 1, 2 or 3 dimensions, on one backend."""
+class _Mesh:
+    """What every kfvm mesh offers Python: sizes, geometry (NumPy copies, made once) and
+    face sets (named patches, exterior and interior faces)."""
 
-    _patches = ("left", "right", "bottom", "top", "back", "front")
-
-    def __init__(self, dimension, counts, spacings, backend):
-        self._module = _backend_module(backend)
-        vertices = [_vertices(n, d, axis)
-                    for n, d, axis in zip(counts, spacings, "xyz")][:dimension]
-        self._vertices = vertices
-        padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
-        self._cpp = self._module.Mesh(*padded)
+    def __init__(self, module, cpp, dimension):
+        self._module = module
+        self._cpp = cpp
         self.dim = dimension
-        self.backend = self._module.__name__.rsplit(".", 1)[-1]
+        self.backend = module.__name__.rsplit(".", 1)[-1]
         self._cache = {}
 
     # -- sizes -------------------------------------------------------------------------
-    @property
-    def shape(self):
-        """Cells per axis."""
-        return tuple(self._cpp.cell_counts[:self.dim])
-
     @property
     def numberOfCells(self):
         return self._cpp.num_cells
@@ -113,9 +104,10 @@ class _Grid:
     def numberOfFaces(self):
         return self._cpp.num_faces
 
-    def vertices(self, axis):
-        """The vertex coordinates along an axis (0 = x, 1 = y, 2 = z)."""
-        return _np.array(self._vertices[axis])
+    @property
+    def patchNames(self):
+        """The boundary patches' names, in boundary-slot order."""
+        return [name for name in self._cpp.patch_names if self._cpp.has_patch(name)]
 
     # -- geometry, copied to the host once ---------------------------------------------
     def _get(self, key, make):
@@ -205,13 +197,102 @@ class _Grid:
         return FaceSet(self, self._faceSlots < 0)
 
     def patch(self, name):
-        """The faces of a named patch: left, right, bottom, top, back or front."""
-        if name not in self._patches:
-            raise _kfvm.Error("unknown patch '%s' (known: %s)" % (name, ", ".join(self._patches)))
+        """The faces of a named patch (a Cartesian grid's left, right, bottom, top, back,
+        front; a Gmsh mesh's physical groups)."""
+        known = self._known_patches()
+        if name not in known:
+            raise _kfvm.Error("unknown patch '%s' (known: %s)" % (name, ", ".join(known)))
         return self._patch(name)
+
+    def _known_patches(self):
+        return self.patchNames
+
+
+class _Grid(_Mesh):
+    """A Cartesian grid (uniform or not) in 1, 2 or 3 dimensions, on one backend."""
+
+    _patches = ("left", "right", "bottom", "top", "back", "front")
+
+    def __init__(self, dimension, counts, spacings, backend):
+        module = _backend_module(backend)
+        vertices = [_vertices(n, d, axis)
+                    for n, d, axis in zip(counts, spacings, "xyz")][:dimension]
+        self._vertices = vertices
+        padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
+        super().__init__(module, module.Mesh(*padded), dimension)
+
+    @property
+    def shape(self):
+        """Cells per axis."""
+        return tuple(self._cpp.cell_counts[:self.dim])
+
+    def vertices(self, axis):
+        """The vertex coordinates along an axis (0 = x, 1 = y, 2 = z)."""
+        return _np.array(self._vertices[axis])
+
+    def _known_patches(self):
+        return self._patches
 
     def __repr__(self):
         return "%s(shape=%s, backend=%s)" % (type(self).__name__, self.shape, self.backend)
+
+
+class _General(_Mesh):
+    """A mesh of any cells: its patches and cell regions by name."""
+
+    @property
+    def regionNames(self):
+        return list(self._cpp.region_names)
+
+    def region(self, name):
+        """A boolean mask over the cells of a named region (a Gmsh physical group)."""
+        names = self.regionNames
+        if name not in names:
+            raise _kfvm.Error("unknown cell region '%s' (known: %s)" % (name, ", ".join(names)))
+        return _np.asarray(self._cpp.cell_regions()) == names.index(name)
+
+    @property
+    def nodes(self):
+        """Node coordinates, shape (dim, nodes)."""
+        return self._get("nodes", lambda: _np.ascontiguousarray(
+            self._cpp.nodes()[:, :self.dim].T))
+
+    def __repr__(self):
+        return "%s(%d cells, %d faces, patches=%s, backend=%s)" % (
+            type(self).__name__, self.numberOfCells, self.numberOfFaces, self.patchNames,
+            self.backend)
+
+
+class GmshMesh(_General):
+    """A Gmsh .msh file (MSH 2.2 or 4.1, ASCII) in 2D or 3D: its physical groups become
+    named patches (mesh.patch("inlet")) and cell regions (mesh.region("core"))."""
+
+    def __init__(self, path, backend=None):
+        module = _backend_module(backend)
+        cpp = module.Mesh.from_gmsh(str(path))
+        super().__init__(module, cpp, cpp.dimension)
+
+
+class UnstructuredMesh(_General):
+    """A mesh from nodes (shape (points, dim)) and cells, each a list of node indices: in
+    2D polygons (nodes in order around them), in 3D tetrahedra (4), pyramids (5), prisms
+    (6) or hexahedra (8) in Gmsh's node order. patches: {name: [face nodes, ...]}; the
+    boundary faces on no patch form the patch "boundary"."""
+
+    def __init__(self, nodes, cells, patches=None, backend=None):
+        module = _backend_module(backend)
+        nodes = _np.asarray(nodes, dtype=float)
+        if nodes.ndim != 2 or nodes.shape[1] not in (2, 3):
+            raise _kfvm.Error("nodes must have shape (points, 2) or (points, 3), got %s"
+                              % (nodes.shape,))
+        dimension = nodes.shape[1]
+        padded = _np.zeros((len(nodes), 3))
+        padded[:, :dimension] = nodes
+        cells = [[int(n) for n in cell] for cell in cells]
+        patches = {str(k): [[int(n) for n in face] for face in v]
+                   for k, v in (patches or {}).items()}
+        cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches)
+        super().__init__(module, cpp, dimension)
 
 
 class Grid1D(_Grid):

@@ -24,15 +24,17 @@ def _cell_variables(variables, what):
 
 
 def write_vtk(path, variables, time=0.0):
-    """Writes cell variables of one mesh as a VTK RectilinearGrid file (.vtr; written under
-    a temporary name, checked, and renamed)."""
+    """Writes cell variables of one mesh as a VTK file: a RectilinearGrid (.vtr) for a
+    Cartesian grid, an UnstructuredGrid (.vtu) for a general mesh (written under a
+    temporary name, checked, and renamed)."""
     variables = _cell_variables(variables, "write_vtk")
     mesh = variables[0].mesh
     mesh._module.write_vtk(str(path), mesh._cpp, [v._field for v in variables], float(time))
 
 
 class VtkSeries:
-    """A time series of .vtr files with its ParaView collection (.pvd) in a folder."""
+    """A time series of .vtr (Cartesian) or .vtu (general mesh) files with its ParaView
+    collection (.pvd) in a folder."""
 
     def __init__(self, directory, name="fields"):
         self.directory = str(directory)
@@ -42,8 +44,11 @@ class VtkSeries:
         self._count = 0
 
     def write(self, variables, time):
-        """Writes NAME_NNNNNN.vtr and adds it to NAME.pvd; returns the file's path."""
-        file = "%s_%06d.vtr" % (self.name, self._count)
+        """Writes NAME_NNNNNN.vtr (or .vtu) and adds it to NAME.pvd; returns the file's
+        path."""
+        variables = _cell_variables(variables, "VtkSeries.write")
+        cartesian = variables[0].mesh._cpp.is_cartesian
+        file = "%s_%06d.%s" % (self.name, self._count, "vtr" if cartesian else "vtu")
         write_vtk(_os.path.join(self.directory, file), variables, time)
         self._series.add(float(time), file)
         self._count += 1

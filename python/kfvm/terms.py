@@ -120,9 +120,16 @@ class DiffusionTerm(Term):
         super().__init__(coeff, var)
 
 
-#: Cartesian grids are orthogonal: with or without FiPy's non-orthogonal correction the
-#: term is the same.
-DiffusionTermCorrection = DiffusionTerm
+class DiffusionTermCorrection(DiffusionTerm):
+    """DiffusionTerm with the non-orthogonal correction (kfvm's over-relaxed deferred
+    correction, least-squares gradients): exact for linear fields on any mesh, second
+    order on distorted ones; the equation then sweeps. On a Cartesian grid (orthogonal)
+    it is the plain term."""
+
+    correction = "over-relaxed"
+
+
+#: FiPy's DiffusionTerm is the uncorrected one.
 DiffusionTermNoCorrection = DiffusionTerm
 
 

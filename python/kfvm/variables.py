@@ -14,9 +14,10 @@ class _Variable:
     _kind = None  # "CellField" or "FaceField"
 
     def __init__(self, mesh, value=0.0, name="", _field=None):
-        from .mesh import _Grid
-        if not isinstance(mesh, _Grid):
-            raise _kfvm.Error("%s needs a kfvm mesh (Grid1D/2D/3D), got %r"
+        from .mesh import _Mesh
+        if not isinstance(mesh, _Mesh):
+            raise _kfvm.Error("%s needs a kfvm mesh (Grid1D/2D/3D, GmshMesh, "
+                              "UnstructuredMesh), got %r"
                               % (type(self).__name__, mesh))
         self.mesh = mesh
         self.name = str(name)

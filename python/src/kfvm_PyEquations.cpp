@@ -257,10 +257,23 @@ void bindEquations(py::module_& backend) {
            [](PyEquation& e, const Face& D, const Face& kappa, const Polynomial& g) {
              e.value.higherOrderDiffusion(D.value, kappa.value, g);
            })
-      .def("boundary",
-           [](PyEquation& e, const std::string& patch, const BoundaryCondition& c) {
-             e.value.boundary(patchFromName(patch), c);
-           })
+      .def(
+          "diffusion_correction",
+          [](PyEquation& e, const std::string& scheme, const std::string& gradient) {
+            require(scheme == "none" || scheme == "over-relaxed",
+                    "unknown diffusion correction '", scheme,
+                    "' (expected none or over-relaxed)");
+            require(gradient == "least-squares" || gradient == "gauss",
+                    "unknown cell gradient '", gradient,
+                    "' (expected least-squares or gauss)");
+            e.value.diffusionCorrection(
+                scheme == "none" ? DiffusionCorrection::None
+                                 : DiffusionCorrection::OverRelaxed,
+                gradient == "gauss" ? CellGradient::Gauss : CellGradient::LeastSquares);
+          },
+          py::arg("scheme"), py::arg("gradient") = "least-squares")
+      .def("boundary", [](PyEquation& e, const std::string& patch,
+                          const BoundaryCondition& c) { e.value.boundary(patch, c); })
       .def("boundary_slots",
            [](PyEquation& e, const std::vector<Ordinal>& slots,
               const std::vector<double>& a, const std::vector<double>& b,
@@ -367,10 +380,8 @@ void bindEquations(py::module_& backend) {
            [](PySystem& s, int e, double c) { s.value.source(e, finite(c, "s")); })
       .def("source",
            [](PySystem& s, int e, const Cell& c) { s.value.source(e, c.value); })
-      .def("boundary",
-           [](PySystem& s, int v, const std::string& patch, const BoundaryCondition& c) {
-             s.value.boundary(v, patchFromName(patch), c);
-           })
+      .def("boundary", [](PySystem& s, int v, const std::string& patch,
+                          const BoundaryCondition& c) { s.value.boundary(v, patch, c); })
       .def("boundary_slots",
            [](PySystem& s, int v, const std::vector<Ordinal>& slots,
               const std::vector<double>& a, const std::vector<double>& b,

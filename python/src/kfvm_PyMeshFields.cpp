@@ -6,8 +6,11 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_GmshMesh.hpp>
 
+#include <array>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -150,6 +153,36 @@ std::vector<double> checkedVertices(const std::vector<double>& vertices,
   return vertices;
 }
 
+/// A general mesh from Python lists: cells by their nodes (2D: polygons in order; 3D:
+/// 4, 5, 6 or 8 nodes for a tetrahedron, pyramid, prism or hexahedron in Gmsh's order),
+/// patches as {name: [face nodes, ...]}.
+template <class Space>
+PyMesh<Space>* meshFromCells(
+    int dimension, const std::vector<std::array<double, 3>>& nodes,
+    const std::vector<std::vector<Ordinal>>& cells,
+    const std::map<std::string, std::vector<std::vector<Ordinal>>>& patches) {
+  MeshTopology topology(dimension, nodes);
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const auto& cell = cells[c];
+    if (dimension == 2) {
+      topology.addPolygon(cell, (long long)c);
+      continue;
+    }
+    const std::size_t n = cell.size();
+    require(n == 4 || n == 5 || n == 6 || n == 8, "3D cell ", c, " has ", n,
+            " nodes; a tetrahedron has 4, a pyramid 5, a prism 6, a hexahedron 8");
+    const CellShape shape = n == 4   ? CellShape::Tetrahedron
+                            : n == 5 ? CellShape::Pyramid
+                            : n == 6 ? CellShape::Prism
+                                     : CellShape::Hexahedron;
+    topology.addCell(shape, cell, (long long)c);
+  }
+  for (const auto& [name, faces] : patches) {
+    for (const auto& face : faces) topology.addBoundaryFace(name, face);
+  }
+  return new PyMesh<Space>(topology);
+}
+
 }  // namespace
 
 template <class Space>
@@ -164,6 +197,12 @@ void bindMeshFields(py::module_& backend) {
            }),
            py::arg("xs"), py::arg("ys") = std::vector<double>{},
            py::arg("zs") = std::vector<double>{})
+      .def_static(
+          "from_gmsh",
+          [](const std::string& path) { return new Py(readGmshTopology(path)); },
+          py::arg("path"))
+      .def_static("from_cells", &meshFromCells<Space>, py::arg("dimension"),
+                  py::arg("nodes"), py::arg("cells"), py::arg("patches"))
       .def_property_readonly("dimension", [](const Py& m) { return m.value.dimension(); })
       .def_property_readonly("cell_counts",
                              [](const Py& m) { return m.value.cellCounts(); })
@@ -177,18 +216,35 @@ void bindMeshFields(py::module_& backend) {
              require(axis >= 0 && axis < 3, "axis must be 0, 1 or 2, got ", axis);
              return m.value.grid().vertices(axis);
            })
+      .def_property_readonly("is_cartesian",
+                             [](const Py& m) { return m.value.isCartesian(); })
+      .def_property_readonly("patch_names",
+                             [](const Py& m) { return m.value.patchNames(); })
+      .def_property_readonly("region_names",
+                             [](const Py& m) { return m.value.regionNames(); })
       .def("has_patch",
            [](const Py& m, const std::string& patch) {
-             return m.value.hasPatch(patchFromName(patch));
+             return m.value.findPatch(patch) >= 0;
            })
       .def("patch_first_slot",
            [](const Py& m, const std::string& patch) {
-             return m.value.patchFirstSlot(patchFromName(patch));
+             return m.value.patchFirstSlot(m.value.patchIndex(patch));
            })
       .def("patch_size",
            [](const Py& m, const std::string& patch) {
-             return m.value.patchSize(patchFromName(patch));
+             return m.value.patchSize(m.value.patchIndex(patch));
            })
+      .def("cell_regions",
+           [](const Py& m) {
+             std::vector<int> regions(std::size_t(m.value.numCells()), -1);
+             if (m.value.cellRegions().extent(0) > 0) {
+               auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                               m.value.cellRegions());
+               for (std::size_t c = 0; c < regions.size(); ++c) regions[c] = host(c);
+             }
+             return regions;
+           })
+      .def("nodes", [](const Py& m) { return copyRowsToNumpy(m.value.nodes()); })
       .def("cell_volumes", [](const Py& m) { return copyToNumpy(m.value.cellVolumes()); })
       .def("cell_centres",
            [](const Py& m) { return copyRowsToNumpy(m.value.cellCentres()); })

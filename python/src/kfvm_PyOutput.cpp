@@ -5,6 +5,7 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ResourceWatch.hpp>
+#include <kfvm_VtkUnstructured.hpp>
 #include <kfvm_VtkWriter.hpp>
 
 #ifdef KFVM_HAVE_DECKS
@@ -48,7 +49,10 @@ void bindBackendOutput(py::module_& backend) {
           require(field != nullptr, "write_vtk: a field is None");
           pointers.push_back(&field->value);
         }
-        writeVtkRectilinear(path, mesh.value, pointers, time);
+        if (mesh.value.isCartesian())
+          writeVtkRectilinear(path, mesh.value, pointers, time);
+        else
+          writeVtkUnstructured(path, mesh.value, pointers, time);
       },
       py::arg("path"), py::arg("mesh"), py::arg("fields"), py::arg("time"));
 }

@@ -1,0 +1,117 @@
+"""General meshes from Python: Gmsh files and cells given as lists, named patches and
+regions, diffusion with and without the non-orthogonal correction, .vtu output."""
+
+import numpy as np
+import pytest
+
+import kfvm
+
+
+def kuhn_tetrahedra(n, distortion=0.04):
+    """The unit cube in n^3 cubes, each cut into 6 tetrahedra around its diagonal, the
+    nodes moved by a smooth field that vanishes on the sides; x = 0 and x = 1 named."""
+    i, j, k = np.meshgrid(*[np.arange(n + 1)] * 3, indexing="ij")
+    lattice = np.stack([i.ravel("F"), j.ravel("F"), k.ravel("F")], axis=1) / n
+    bump = distortion * np.prod(np.sin(2 * np.pi * lattice), axis=1)
+    nodes = lattice + np.outer(bump, [1.0, -0.7, 0.4])
+    node = lambda a, b, c: a + (n + 1) * (b + (n + 1) * c)
+    cells, patches = [], {"left": [], "right": []}
+    for c in range(n):
+        for b in range(n):
+            for a in range(n):
+                v = [node(a, b, c), node(a + 1, b, c), node(a + 1, b + 1, c),
+                     node(a, b + 1, c), node(a, b, c + 1), node(a + 1, b, c + 1),
+                     node(a + 1, b + 1, c + 1), node(a, b + 1, c + 1)]
+                for p, q in ((1, 2), (1, 5), (3, 2), (3, 7), (4, 5), (4, 7)):
+                    tet = [v[0], v[p], v[q], v[6]]
+                    cells.append(tet)
+                    for face in ([0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]):
+                        x = lattice[[tet[m] for m in face], 0]
+                        for name, side in (("left", 0.0), ("right", 1.0)):
+                            if np.all(x == side):
+                                patches[name].append([tet[m] for m in face])
+    return kfvm.UnstructuredMesh(nodes, cells, patches)
+
+
+def linear_profile_error(term):
+    mesh = kuhn_tetrahedra(3)
+    phi = kfvm.CellVariable(mesh, name="phi")
+    phi.constrain(0.0, mesh.patch("left"))
+    phi.constrain(1.0, mesh.patch("right"))
+    (term(coeff=1.0) == 0).solve(phi, solver=kfvm.Solver("cg", tolerance=1e-13),
+                                 sweeps=200, sweep_tolerance=1e-11)
+    return np.max(np.abs(np.asarray(phi) - mesh.x))
+
+
+def test_correction_makes_the_linear_profile_exact_on_tetrahedra():
+    assert linear_profile_error(kfvm.DiffusionTermCorrection) < 1e-9
+    assert linear_profile_error(kfvm.DiffusionTerm) > 1e-3
+
+
+MSH = """$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+3
+1 1 "inlet"
+1 2 "wall"
+2 3 "domain"
+$EndPhysicalNames
+$Nodes
+5
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+5 0.5 0.5 0
+$EndNodes
+$Elements
+8
+1 1 2 1 1 4 1
+2 1 2 2 2 1 2
+3 1 2 2 2 2 3
+4 1 2 2 2 3 4
+5 2 2 3 1 1 2 5
+6 2 2 3 1 2 3 5
+7 2 2 3 1 3 4 5
+8 2 2 3 1 4 1 5
+$EndElements
+"""
+
+
+def test_gmsh_mesh_patches_regions_and_vtu(tmp_path):
+    path = tmp_path / "square.msh"
+    path.write_text(MSH)
+    mesh = kfvm.GmshMesh(path)
+    assert (mesh.numberOfCells, mesh.numberOfFaces) == (4, 8)
+    assert mesh.patchNames == ["inlet", "wall"]
+    assert len(mesh.patch("inlet")) == 1 and len(mesh.patch("wall")) == 3
+    assert mesh.regionNames == ["domain"] and mesh.region("domain").all()
+    assert np.isclose(mesh.cellVolumes.sum(), 1.0)
+    assert mesh.nodes.shape == (2, 5)
+    with pytest.raises(kfvm.Error, match="unknown patch 'outlet'.*inlet, wall"):
+        mesh.patch("outlet")
+    with pytest.raises(kfvm.Error, match="unknown cell region"):
+        mesh.region("core")
+    # phi = 1 on the inlet (x = 0), 0 on the walls: highest in the cell at the inlet.
+    phi = kfvm.CellVariable(mesh, name="phi")
+    phi.constrain(1.0, mesh.patch("inlet"))
+    phi.constrain(0.0, mesh.patch("wall"))
+    kfvm.DiffusionTerm(1.0).solve(phi)
+    left, right = np.argmin(mesh.x), np.argmax(mesh.x)
+    assert phi.value[left] > phi.value[right] > 0
+    series = kfvm.VtkSeries(tmp_path, "run")
+    written = series.write(phi, 0.0)
+    assert written.endswith("run_000000.vtu")
+    text = open(written).read()
+    assert 'NumberOfCells="4"' in text and 'Name="phi"' in text
+
+
+def test_bad_cells_are_errors():
+    nodes = [[0, 0], [1, 0], [2, 0], [0, 1]]
+    with pytest.raises(kfvm.Error, match="degenerate"):
+        kfvm.UnstructuredMesh(nodes, [[0, 1, 2]])
+    with pytest.raises(kfvm.Error, match="3D cell 0 has 7 nodes"):
+        kfvm.UnstructuredMesh([[0, 0, 0]] * 8, [list(range(7))])
+    with pytest.raises(kfvm.Error, match="patch 'top' names the face"):
+        kfvm.UnstructuredMesh(nodes, [[0, 1, 3]], {"top": [[1, 2]]})

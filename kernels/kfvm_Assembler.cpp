@@ -31,7 +31,7 @@ Assembler<ExecSpace>::Assembler(const Equation<ExecSpace>& equation)
     correction_ =
         DeviceView<Real*, ExecSpace>("kfvm::Assembler::tvdCorrection", mesh.numFaces());
   }
-  if (equation_.diffusionCorrection() != DiffusionCorrection::None)
+  if (equation_.hasDiffusionCrossTerms())
     correctionGradient_ = DeviceView<Real* [3], ExecSpace>(
         "kfvm::Assembler::correctionGradient", mesh.numCells());
   if (equation_.hasExplicitConvection()) {
@@ -129,7 +129,7 @@ void Assembler<ExecSpace>::assemble(Real invDt, Real theta,
     for (int a = 0; a < mesh.dimension(); ++a) rows.firstFaces[a] = mesh.firstFace(a);
   }
   Details::fillRows(equation_, rows);
-  if (equation_.diffusionCorrection() != DiffusionCorrection::None)
+  if (equation_.hasDiffusionCrossTerms())
     Details::addNonOrthogonalCorrection(equation_, theta, iterate.values(),
                                         phiOld.values(), correctionGradient_, rhs);
   if (equation_.hasHigherOrder()) {

@@ -77,6 +77,12 @@ class Equation {
   Equation& transient(Real rho = 1);
   Equation& transient(const CellField<ExecSpace>& rho);
   Equation& diffusion(Real D);
+  /// Anisotropic diffusion div(Gamma grad phi) with a constant tensor (Gamma[a][b]:
+  /// symmetric and positive definite over the mesh's dimensions; the rest is ignored).
+  /// The matrix takes n.Gamma.n on each face, the right-hand side the cross terms
+  /// (Gamma n - (n.Gamma.n) d_PN / d) A . grad(phi)_f at the latest iterate, with the
+  /// non-orthogonal correction (DiffusionCorrection); the equation then sweeps.
+  Equation& diffusion(const std::array<std::array<Real, 3>, 3>& tensor);
   Equation& diffusion(const CellField<ExecSpace>& D);
   Equation& diffusion(const FaceField<ExecSpace>& D);
   /// The same, with the signs D may take (DiffusionSign; DiffusionSign::Either is
@@ -226,6 +232,13 @@ class Equation {
   /// True when the diffusion coefficient is D(phi) (diffusion(Polynomial)).
   bool diffusionIsPolynomial() const { return nonlinearDiffusion_; }
   DiffusionCorrection diffusionCorrection() const { return correction_; }
+  bool hasDiffusionTensor() const { return hasTensor_; }
+  const std::array<std::array<Real, 3>, 3>& diffusionTensor() const { return tensor_; }
+  /// True when the right-hand side takes the diffusion's cross terms: the correction,
+  /// or a tensor.
+  bool hasDiffusionCrossTerms() const {
+    return correction_ != DiffusionCorrection::None || hasTensor_;
+  }
   CellGradient correctionGradient() const { return correctionGradient_; }
   const Coefficient<ExecSpace>& transientCoefficient() const { return rho_; }
   const Coefficient<ExecSpace>& diffusionCoefficient() const { return D_; }
@@ -247,7 +260,7 @@ class Equation {
   /// convection's deferred correction).
   bool needsSweeps() const {
     return (hasConvection_ && isTvd(scheme_)) || nonlinearDiffusion_ ||
-           correction_ != DiffusionCorrection::None || nonlinearSource_ ||
+           hasDiffusionCrossTerms() || nonlinearSource_ ||
            (hasHigherOrder_ && higherOrderLaw_.terms > 2);
   }
   /// The higher-order term, when there is one.
@@ -296,6 +309,8 @@ class Equation {
   DeviceView<Real*, ExecSpace> convectingSlots_;
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
   DiffusionCorrection correction_ = DiffusionCorrection::None;
+  bool hasTensor_ = false;
+  std::array<std::array<Real, 3>, 3> tensor_{};
   CellGradient correctionGradient_ = CellGradient::LeastSquares;
   Polynomial diffusionLaw_, sourceLaw_;
   bool hasHigherOrder_ = false;

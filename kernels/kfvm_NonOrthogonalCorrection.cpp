@@ -18,6 +18,8 @@ struct LeastSquaresGradient {
   Vector<ExecSpace> x;
   DeviceView<Real* [3], ExecSpace> gradient;
   int dimension;
+  bool hasTensor;
+  Real gamma[3][3];
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     Real M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, r[3] = {0, 0, 0};
@@ -38,8 +40,16 @@ struct LeastSquaresGradient {
         if (ra > 0) {
           for (int a = 0; a < 3; ++a) d[a] = g.faceCentres(f, a) - g.cellCentres(cell, a);
           difference = (g.robinG(bs) * dn + rb * value) / (ra * dn + rb) - value;
-        } else {  // the normal derivative is known
+        } else {  // the (co)normal derivative is known: n, or Gamma n / n.Gamma.n
           for (int a = 0; a < 3; ++a) d[a] = g.normals(f, a);
+          if (hasTensor) {
+            Real conormal[3] = {0, 0, 0}, normal = 0;
+            for (int a = 0; a < 3; ++a) {
+              for (int b = 0; b < 3; ++b) conormal[a] += gamma[a][b] * g.normals(f, b);
+              normal += g.normals(f, a) * conormal[a];
+            }
+            for (int a = 0; a < 3; ++a) d[a] = conormal[a] / normal;
+          }
           difference = g.robinG(bs) / rb;
         }
       }
@@ -76,13 +86,16 @@ struct LeastSquaresGradient {
   }
 };
 
-/// rhs(P) += scale * sum_f D_f k_f . grad_f over the cell's interior and Dirichlet faces.
+/// rhs(P) += scale * sum_f t_f . grad_f over the cell's interior and Dirichlet faces,
+/// t_f = D_f (A n - A d_PN / d), or with a tensor A Gamma n - (n.Gamma.n) A d_PN / d.
 template <class ExecSpace>
 struct CorrectionKernel {
   AssemblyGeometry<ExecSpace> g;
   DeviceView<const Real* [3], ExecSpace> gradient;
   Real scale;
   Vector<ExecSpace> rhs;
+  bool hasTensor;
+  Real gamma[3][3];
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     Real sum = 0;
@@ -93,16 +106,22 @@ struct CorrectionKernel {
       if (n < 0 && !(g.robinB(g.faceSlots(f)) == 0)) continue;  // flux given or mixed
       const Real w = n >= 0 ? g.ownerDistance(f) / g.distances(f) : Real(0);
       const Real A = g.areas(f), dn = g.distances(f);
+      const Real D = g.faceDiffusivity(f);  // n.Gamma.n with a tensor
       Real flux = 0;
       for (int a = 0; a < 3; ++a) {
         const Real d =
             (n >= 0 ? g.cellCentres(n, a) : g.faceCentres(f, a)) - g.cellCentres(o, a);
-        const Real k = A * g.normals(f, a) - A * d / dn;
+        Real normal = D * g.normals(f, a);  // (Gamma n)_a
+        if (hasTensor) {
+          normal = 0;
+          for (int b = 0; b < 3; ++b) normal += gamma[a][b] * g.normals(f, b);
+        }
+        const Real t = A * normal - D * A * d / dn;
         const Real grad =
             n >= 0 ? (1 - w) * gradient(o, a) + w * gradient(n, a) : gradient(o, a);
-        flux += k * grad;
+        flux += t * grad;
       }
-      sum += (o == cell ? Real(1) : Real(-1)) * g.faceDiffusivity(f) * flux;
+      sum += (o == cell ? Real(1) : Real(-1)) * flux;
     }
     rhs(cell) += scale * sum;
   }
@@ -118,18 +137,29 @@ void addNonOrthogonalCorrection(const Equation<ExecSpace>& equation, Real theta,
                                 const Vector<ExecSpace>& rhs) {
   const AssemblyGeometry<ExecSpace> g(equation);
   const auto& mesh = equation.mesh();
+  const bool hasTensor = equation.hasDiffusionTensor();
+  LeastSquaresGradient<ExecSpace> leastSquares{g,         phi, gradient, mesh.dimension(),
+                                               hasTensor, {}};
+  CorrectionKernel<ExecSpace> correction{g, gradient, 0, rhs, hasTensor, {}};
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      leastSquares.gamma[a][b] =
+          equation.diffusionTensor()[std::size_t(a)][std::size_t(b)];
+      correction.gamma[a][b] = leastSquares.gamma[a][b];
+    }
+  }
   for (int level = 0; level < 2; ++level) {
     const Real scale = level == 0 ? theta : 1 - theta;
     if (scale == 0) continue;
     const Vector<ExecSpace>& x = level == 0 ? phi : phiOld;
+    leastSquares.x = x;
+    correction.scale = scale;
     if (equation.correctionGradient() == CellGradient::LeastSquares)
-      forEachCell("kfvm::Assembler::leastSquaresGradient", mesh,
-                  LeastSquaresGradient<ExecSpace>{g, x, gradient, mesh.dimension()});
+      forEachCell("kfvm::Assembler::leastSquaresGradient", mesh, leastSquares);
     else
       forEachCell("kfvm::Assembler::gaussGradient", mesh,
                   GradientKernel<ExecSpace>{g, x, gradient, GradientBoundary::Robin});
-    forEachCell("kfvm::Assembler::nonOrthogonalCorrection", mesh,
-                CorrectionKernel<ExecSpace>{g, gradient, scale, rhs});
+    forEachCell("kfvm::Assembler::nonOrthogonalCorrection", mesh, correction);
   }
 }
 

@@ -58,9 +58,10 @@ ExplicitStepper<ExecSpace>::ExplicitStepper(const Equation<ExecSpace>& equation)
   require(!equation.hasHigherOrder(),
           "explicit stepping does not take the higher-order diffusion term (its stable "
           "dt shrinks as h^4); step it implicitly");
-  require(equation.diffusionCorrection() == DiffusionCorrection::None,
-          "explicit stepping does not take the non-orthogonal diffusion correction (a "
-          "deferred correction needs sweeps); step it implicitly");
+  require(!equation.hasDiffusionCrossTerms(),
+          "explicit stepping does not take the non-orthogonal diffusion correction or a "
+          "diffusion tensor (their cross terms are deferred corrections, converged by "
+          "sweeps); step it implicitly");
   const auto& mesh = equation.mesh();
   forEachCell("kfvm::ExplicitStepper::mass", mesh,
               Details::MassKernel<ExecSpace>{equation.transientCoefficient(),

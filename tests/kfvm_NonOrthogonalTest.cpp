@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -125,6 +126,59 @@ TEST(NonOrthogonal, ConvergesOnDistortedTetrahedraOnlyWithTheCorrection) {
   EXPECT_GT(orders[1], orders[0]);
   EXPECT_LT(corrected.back(), 0.5 * uncorrected.back());
   EXPECT_LT(std::log2(uncorrected[1] / uncorrected[2]), 1.5);
+}
+
+/// max |phi - (x + 2 y)| for div(Gamma grad phi) = 0 with phi = x + 2 y on the sides
+/// (zero cross fluxes' divergence: the linear field is exact for any constant Gamma).
+double tensorLinearError(const Mesh<Space>& mesh, CellGradient gradient) {
+  const std::array<std::array<Real, 3>, 3> gamma{
+      {{1.0, 0.6, 0}, {0.6, 0.5, 0}, {0, 0, 1}}};
+  Equation<Space> equation(mesh);
+  equation.diffusion(gamma).diffusionCorrection(DiffusionCorrection::OverRelaxed,
+                                                gradient);
+  const auto faces =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.boundaryFaces());
+  const auto faceCentres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceCentres());
+  for (const auto& name : {"left", "right", "bottom", "top"}) {
+    const int patch = mesh.patchIndex(name);
+    std::vector<Real> values;
+    for (Ordinal i = 0; i < mesh.patchSize(patch); ++i) {
+      const Ordinal f = faces(mesh.patchFirstSlot(patch) + i);
+      values.push_back(faceCentres(f, 0) + 2 * faceCentres(f, 1));
+    }
+    equation.boundary(name, BoundaryCondition::dirichlet(values));
+  }
+  CellField<Space> phi(mesh, "phi");
+  const auto report = solveWithSweeps(equation, phi);
+  EXPECT_TRUE(report.converged) << report.reason;
+  const auto values = toHost(phi.values());
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
+  double error = 0;
+  for (Ordinal c = 0; c < mesh.numCells(); ++c)
+    error = std::max(error, std::abs(values[c] - centres(c, 0) - 2 * centres(c, 1)));
+  return error;
+}
+
+TEST(NonOrthogonal, TensorDiffusionKeepsTheLinearFieldOnGridsAndTriangles) {
+  const Mesh<Space> grid(CartesianGrid::uniform2D(6, 5, 1, 1));
+  const Mesh<Space> triangles(crossedTriangles(5, 0).topology());
+  for (const Mesh<Space>* mesh : {&grid, &triangles}) {
+    EXPECT_LT(tensorLinearError(*mesh, CellGradient::LeastSquares), tolerance(1e-9))
+        << (mesh == &grid ? "grid" : "triangles");
+  }
+  Equation<Space> equation(grid);
+  expectError(
+      [&] {
+        equation.diffusion({{{1, 0.5, 0}, {0.4, 1, 0}, {0, 0, 1}}});
+      },
+      {"not symmetric", "[0][1] = 0.5"});
+  expectError(
+      [&] {
+        equation.diffusion({{{1, 2, 0}, {2, 1, 0}, {0, 0, 1}}});
+      },
+      {"not positive definite", "2x2"});
 }
 
 }  // namespace

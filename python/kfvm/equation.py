@@ -211,9 +211,14 @@ class Equation:
         fourth = None
         convection = None
         correction = None
+        tensor = None  # a rank-2 diffusion coefficient
         for scale, term in self._oriented_parts():
             if term.kind == "transient":
                 coefficients["transient"].add(scale, term.coeff)
+            elif term.kind == "diffusion" and _np.ndim(term.coeff) == 2 and not isinstance(
+                    term.coeff, (CellVariable, FaceVariable)):
+                gamma = -scale * _np.asarray(term.coeff, dtype=float)
+                tensor = gamma if tensor is None else tensor + gamma
             elif term.kind == "diffusion":
                 coefficients["diffusion"].add(-scale, term.coeff)
                 correction = getattr(term, "correction", None) or correction
@@ -281,6 +286,14 @@ class Equation:
             cpp.higher_order_diffusion(fourth[0], fourth[1], _kfvm.Polynomial(law))
         elif not D.empty:
             cpp.diffusion(D.build(mesh, compiled))
+        if tensor is not None:
+            if not D.empty or fourth is not None:
+                raise _kfvm.Error("a tensor DiffusionTerm takes the equation's whole "
+                                  "second-order diffusion (no other DiffusionTerm beside it)")
+            if tensor.shape != (mesh.dim, mesh.dim):
+                raise _kfvm.Error("a diffusion tensor on a %dD mesh is %dx%d, got shape %s"
+                                  % (mesh.dim, mesh.dim, mesh.dim, tensor.shape))
+            cpp.diffusion_tensor(tensor.tolist())
         if correction is not None and not mesh._cpp.is_cartesian:
             cpp.diffusion_correction(correction)
         c = coefficients["implicit"]

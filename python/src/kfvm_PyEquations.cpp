@@ -12,6 +12,7 @@
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_Preconditioner.hpp>
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -257,6 +258,21 @@ void bindEquations(py::module_& backend) {
            [](PyEquation& e, const Face& D, const Face& kappa, const Polynomial& g) {
              e.value.higherOrderDiffusion(D.value, kappa.value, g);
            })
+      .def(
+          "diffusion_tensor",
+          [](PyEquation& e, const std::vector<std::vector<double>>& tensor) {
+            const std::size_t n = tensor.size();
+            require(n >= 1 && n <= 3, "a diffusion tensor is 1x1 to 3x3, got ", n,
+                    " rows");
+            std::array<std::array<Real, 3>, 3> gamma{};
+            for (std::size_t a = 0; a < n; ++a) {
+              require(tensor[a].size() == n, "diffusion tensor row ", a, " has ",
+                      tensor[a].size(), " entries, not ", n);
+              for (std::size_t b = 0; b < n; ++b) gamma[a][b] = Real(tensor[a][b]);
+            }
+            e.value.diffusion(gamma);
+          },
+          py::arg("tensor"))
       .def(
           "diffusion_correction",
           [](PyEquation& e, const std::string& scheme, const std::string& gradient) {

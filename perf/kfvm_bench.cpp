@@ -5,6 +5,7 @@
 //   kfvm-bench --sizes 128,256,512 --repeat 30 --json results.json
 //   kfvm-bench --backend OpenMP             # another backend of the same build
 //   kfvm-bench --sizes 512 --kernels-only   # no CG solves (slow on a host at 512^3)
+//   kfvm-bench --mesh tetrahedra --sizes 120 # 6 n^3 tetrahedra: the general-mesh path
 //
 // For each size: device copy (the ceiling), matrix-free 7-point apply with constant D
 // (uniform weights: x, diagonal, y) and with variable D (face coefficient arrays too), in
@@ -13,7 +14,10 @@
 // (assembly), dot, axpby, and a CG solve of one backward-Euler diffusion step (time per
 // iteration and per step). Bandwidth is
 // bytes that must move (each array read or written once) over the median time; efficiency
-// is that over the copy bandwidth.
+// is that over the copy bandwidth. With --mesh tetrahedra the unit cube is n^3 cubes
+// each cut into 6 tetrahedra around its diagonal (a general mesh from a MeshTopology,
+// cells in lattice order: cubes x fastest, a cube's 6 tetrahedra together), and the rows
+// that need a Cartesian grid (the matrix-free ones) are left out.
 #include <detail/kfvm_StreamingStores.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
@@ -33,6 +37,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -108,17 +113,57 @@ void fillWavy(kfvm::CellField<Space>& phi, const kfvm::Mesh<Space>& mesh) {
       });
 }
 
+/// The unit cube in n^3 cubes, each cut into the 6 tetrahedra around its diagonal
+/// (Kuhn), cells in lattice order; its sides are one patch, "boundary".
+kfvm::MeshTopology tetrahedra(int n) {
+  using kfvm::Ordinal;
+  const auto node = [n](int i, int j, int k) {
+    return Ordinal(i + (n + 1) * (j + (n + 1) * k));
+  };
+  std::vector<std::array<double, 3>> nodes;
+  for (int k = 0; k <= n; ++k)
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i <= n; ++i)
+        nodes.push_back({double(i) / n, double(j) / n, double(k) / n});
+  kfvm::MeshTopology topology(3, std::move(nodes));
+  const int paths[6][2] = {{1, 2}, {1, 5}, {3, 2}, {3, 7}, {4, 5}, {4, 7}};
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const Ordinal v[8] = {node(i, j, k),
+                              node(i + 1, j, k),
+                              node(i + 1, j + 1, k),
+                              node(i, j + 1, k),
+                              node(i, j, k + 1),
+                              node(i + 1, j, k + 1),
+                              node(i + 1, j + 1, k + 1),
+                              node(i, j + 1, k + 1)};
+        for (const auto& p : paths)
+          topology.addCell(kfvm::CellShape::Tetrahedron, {v[0], v[p[0]], v[p[1]], v[6]});
+      }
+  return topology;
+}
+
 template <class Space>
-std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
+std::vector<Result> benchmarkSize(int n, int repeat, bool solves, bool tets) {
   using namespace kfvm;
   std::vector<Result> results;
   const double S = sizeof(Real);
-  Mesh<Space> mesh(CartesianGrid::uniform3D(n, n, n, 1, 1, 1));
+  const auto start = std::chrono::steady_clock::now();
+  Mesh<Space> mesh = tets ? Mesh<Space>(tetrahedra(n))
+                          : Mesh<Space>(CartesianGrid::uniform3D(n, n, n, 1, 1, 1));
+  if (tets)
+    std::printf(
+        "%lld tetrahedra, %lld faces: mesh built in %.2f s (host connectivity, "
+        "device geometry)\n",
+        (long long)mesh.numCells(), (long long)mesh.numFaces(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   const double cells = mesh.numCells();
   Equation<Space> equation(mesh);
   equation.transient().diffusion(1.0);
-  for (Patch patch : allPatches)
-    equation.boundary(patch, BoundaryCondition::dirichlet(0));
+  for (const auto& patch : mesh.patchNames())
+    if (mesh.findPatch(patch) >= 0)
+      equation.boundary(patch, BoundaryCondition::dirichlet(0));
   CellField<Space> phi(mesh, "phi");
   fillWavy<Space>(phi, mesh);
   Vector<Space> x = phi.values(), y("kfvm::bench::y", mesh.numCells()),
@@ -144,7 +189,7 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
          [&] { streamingCopyKernel<Space>(x, y); });
   // Variable D = 1 + x + y z: the same operator shape with face coefficient arrays (its
   // assembler freed after these rows: at 512^3 every matrix is 11 GiB).
-  {
+  if (mesh.isCartesian()) {
     CellField<Space> D(mesh, "kfvm::bench::D");
     setFromCellCentres(
         D, mesh, KOKKOS_LAMBDA(Real px, Real py, Real pz) { return 1 + px + py * pz; });
@@ -258,6 +303,7 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
   results.push_back(
       {"backward-Euler step, rtol 1e-8 (" + std::to_string(iterations) + " it)", n,
        stepSeconds, iterationBytes * iterations});
+  if (!mesh.isCartesian()) return results;
   // The same step solved matrix-free (MatrixFreeOperator: the stencil, constant D). Per
   // iteration: q = A p with p.q in one pass (reads p, and the diagonal unless it is
   // uniform inside the grid; writes q), then the update and the next direction as
@@ -288,7 +334,7 @@ std::vector<Result> benchmarkSize(int n, int repeat, bool solves) {
 
 /// Runs every size on Space and prints (and writes, with json) the results.
 template <class Space>
-void run(const std::vector<int>& sizes, int repeat, bool solves,
+void run(const std::vector<int>& sizes, int repeat, bool solves, bool tets,
          const std::string& json) {
   std::string device = "host";
   for (const auto& memory : kfvm::systemInfo().memories)
@@ -304,14 +350,16 @@ void run(const std::vector<int>& sizes, int repeat, bool solves,
               KFVM_GIT_REVISION, sizeof(Real) == 8 ? "double" : "float", repeat);
   bool first = true;
   for (int n : sizes) {
-    const auto results = benchmarkSize<Space>(n, repeat, solves);
+    const auto results = benchmarkSize<Space>(n, repeat, solves, tets);
     const double copy = results.front().bandwidth();
-    std::printf("\n%d^3 cells\n%-44s %12s %10s %8s\n", n, "kernel", "time [ms]", "GB/s",
+    std::printf("\n%d^3 %s\n%-44s %12s %10s %8s\n", n,
+                tets ? "cubes of 6 tetrahedra" : "cells", "kernel", "time [ms]", "GB/s",
                 "of copy");
     for (const auto& r : results) {
       std::printf("%-44s %12.4f %10.1f %8.2f\n", r.kernel.c_str(), r.seconds * 1e3,
                   r.bandwidth() / 1e9, r.bandwidth() / copy);
       out << (first ? "\n" : ",\n") << "    {\"kernel\": \"" << r.kernel
+          << "\", \"mesh\": \"" << (tets ? "tetrahedra" : "cartesian")
           << "\", \"n\": " << n << ", \"seconds\": " << r.seconds
           << ", \"bytes\": " << r.bytes << ", \"GBps\": " << r.bandwidth() / 1e9
           << ", \"of_copy\": " << r.bandwidth() / copy << "}";
@@ -338,7 +386,13 @@ int main(int argc, char* argv[]) {
   bool kernelsOnly = false;
   app.add_flag("--kernels-only", kernelsOnly,
                "skip the CG solves (the CG iteration and backward-Euler step rows)");
+  std::string meshKind = "cartesian";
+  app.add_option(
+         "--mesh", meshKind,
+         "cartesian (n^3 cells) or tetrahedra (6 n^3 cells, the general-mesh path)")
+      ->check(CLI::IsMember({"cartesian", "tetrahedra"}));
   CLI11_PARSE(app, argc, argv);
+  const bool tets = meshKind == "tetrahedra";
   const auto backends = kfvm::enabledBackends();
   if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
     std::string known;
@@ -348,8 +402,9 @@ int main(int argc, char* argv[]) {
     return 1;
   }
   Kokkos::ScopeGuard kokkos(argc, argv);
-#define KFVM_BENCH_RUN(Space) \
-  if (backend == Space::name()) kfvm_bench::run<Space>(sizes, repeat, !kernelsOnly, json);
+#define KFVM_BENCH_RUN(Space)   \
+  if (backend == Space::name()) \
+    kfvm_bench::run<Space>(sizes, repeat, !kernelsOnly, tets, json);
   KFVM_FOR_EACH_BACKEND(KFVM_BENCH_RUN)
 #undef KFVM_BENCH_RUN
   return 0;

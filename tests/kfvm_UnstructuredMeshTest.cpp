@@ -6,6 +6,7 @@
 
 #include <kfvm_GmshMesh.hpp>
 #include <kfvm_ImplicitStepper.hpp>
+#include <kfvm_MeshQuality.hpp>
 
 #include <gtest/gtest.h>
 
@@ -244,6 +245,32 @@ TEST(UnstructuredMesh, BadMeshesAndPatchesAreErrors) {
   tilted.element(2, 1,
                  {tilted.node(0, 0, 0), tilted.node(1, 0, 0), tilted.node(0, 1, 1)});
   expectError([&] { tilted.topology(); }, {"test.msh", "element 1", "x-y plane"});
+}
+
+TEST(UnstructuredMesh, QualityMeasuresNonOrthogonalityAndSkewness) {
+  const auto grid = meshQuality(Mesh<Space>(CartesianGrid::uniform2D(4, 3, 1, 1)));
+  EXPECT_EQ(grid.interiorFaces, 3 * 3 + 4 * 2);
+  EXPECT_EQ(grid.maxNonOrthogonality, 0);
+  EXPECT_EQ(grid.maxSkewness, 0);
+  // Crossed triangles: orthogonal, but the centroid line crosses a half-diagonal at a
+  // third of the diagonal, a quarter of the line's length from the face's centroid.
+  const auto triangles = meshQuality(Mesh<Space>(crossedTriangles(3, 0).topology()));
+  EXPECT_EQ(triangles.interiorFaces, 4 * 9 + 2 * 3 * 2);
+  EXPECT_LT(triangles.maxNonOrthogonality, 1e-5);
+  EXPECT_NEAR(triangles.maxSkewness, 0.25, tolerance(1e-12));
+  // Kuhn tetrahedra are not orthogonal: faces tens of degrees off their centroid line,
+  // none over 70.
+  const auto tetrahedra = meshQuality(Mesh<Space>(cutCubes(2, false)));
+  std::printf(
+      "  Kuhn tetrahedra: non-orthogonality max %.2f, mean %.2f degrees; skewness "
+      "max %.3f\n",
+      tetrahedra.maxNonOrthogonality, tetrahedra.meanNonOrthogonality,
+      tetrahedra.maxSkewness);
+  EXPECT_GT(tetrahedra.maxNonOrthogonality, 10);
+  EXPECT_LT(tetrahedra.maxNonOrthogonality, 70);
+  EXPECT_EQ(tetrahedra.facesOver70Degrees, 0);
+  EXPECT_GT(tetrahedra.meanNonOrthogonality, 0);
+  EXPECT_LE(tetrahedra.meanNonOrthogonality, tetrahedra.maxNonOrthogonality);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // Kokkos::initialize, which runs only when a subcommand runs.
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_InfoCommand.hpp"
+#include "kfvm_MeshCommand.hpp"
 #include "kfvm_ProblemCommands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -58,6 +59,7 @@ int main(int argc, char* argv[]) {
   });
   kfvm::app::CommandContext context{argc, argv};
   kfvm::app::addInfoCommand(app, context);
+  kfvm::app::addMeshCommand(app, context);
   kfvm::app::addConvectionCommand(app, context);
   kfvm::app::addAllenCahnCommand(app, context);
   kfvm::app::addCahnHilliardCommand(app, context);

@@ -50,41 +50,12 @@ def test_correction_makes_the_linear_profile_exact_on_tetrahedra():
     assert linear_profile_error(kfvm.DiffusionTerm) > 1e-3
 
 
-MSH = """$MeshFormat
-2.2 0 8
-$EndMeshFormat
-$PhysicalNames
-3
-1 1 "inlet"
-1 2 "wall"
-2 3 "domain"
-$EndPhysicalNames
-$Nodes
-5
-1 0 0 0
-2 1 0 0
-3 1 1 0
-4 0 1 0
-5 0.5 0.5 0
-$EndNodes
-$Elements
-8
-1 1 2 1 1 4 1
-2 1 2 2 2 1 2
-3 1 2 2 2 2 3
-4 1 2 2 2 3 4
-5 2 2 3 1 1 2 5
-6 2 2 3 1 2 3 5
-7 2 2 3 1 3 4 5
-8 2 2 3 1 4 1 5
-$EndElements
-"""
+SQUARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                      "meshes", "square-inlet.msh")
 
 
 def test_gmsh_mesh_patches_regions_and_vtu(tmp_path):
-    path = tmp_path / "square.msh"
-    path.write_text(MSH)
-    mesh = kfvm.GmshMesh(path)
+    mesh = kfvm.GmshMesh(SQUARE)  # 4 triangles around the centre of the unit square
     assert (mesh.numberOfCells, mesh.numberOfFaces) == (4, 8)
     assert mesh.patchNames == ["inlet", "wall"]
     assert len(mesh.patch("inlet")) == 1 and len(mesh.patch("wall")) == 3

@@ -1,7 +1,21 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_GmshMesh.hpp>
 
+#include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
 
 namespace kfvm {
 
@@ -71,6 +85,62 @@ MeshTopology gmshMeshTopology(const GmshFile& file, const std::string& name) {
 
 MeshTopology readGmshTopology(const std::string& path) {
   return gmshMeshTopology(readGmshFile(path), path);
+}
+
+MeshTopology meshGmshScript(const std::string& path, int dimension) {
+  require(dimension == 2 || dimension == 3, "Gmsh script '", path,
+          "': mesh it in dimension 2 or 3, got ", dimension);
+  require(std::ifstream(path).good(), "Gmsh script '", path, "' cannot be opened");
+  static std::atomic<int> counter{0};
+  const auto stem =
+      std::filesystem::temp_directory_path() /
+      ("kfvm-gmsh-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  const std::string output = stem.string() + ".msh", log = stem.string() + ".log";
+  const char* program = std::getenv("KFVM_GMSH") ? std::getenv("KFVM_GMSH") : "gmsh";
+  const std::string dim = "-" + std::to_string(dimension);
+  std::vector<std::string> words{program, dim,  "-format", "msh41", "-o",
+                                 output,  "-v", "2",       path};
+  std::vector<char*> argv;
+  for (auto& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t child = 0;
+  const int spawned =
+      posix_spawnp(&child, program, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  const auto cleanUp = [&] {
+    std::error_code ignored;
+    std::filesystem::remove(output, ignored);
+    std::filesystem::remove(log, ignored);
+  };
+  if (spawned != 0) {
+    cleanUp();
+    fail("Gmsh script '", path, "': cannot run '", program,
+         "' (install Debian's gmsh, or name the program in KFVM_GMSH)");
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::ostringstream messages;
+  messages << std::ifstream(log).rdbuf();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      !std::filesystem::exists(output)) {
+    cleanUp();
+    fail("Gmsh script '", path, "': '", program, " ", dim, "' failed (exit status ",
+         WIFEXITED(status) ? WEXITSTATUS(status) : -1, "): ", messages.str());
+  }
+  try {
+    MeshTopology topology = gmshMeshTopology(readGmshFile(output), path);
+    cleanUp();
+    return topology;
+  } catch (...) {
+    cleanUp();
+    throw;
+  }
 }
 
 }  // namespace kfvm

@@ -20,6 +20,13 @@ MeshTopology gmshMeshTopology(const GmshFile& file, const std::string& name);
 /// Reads the .msh file at path (readGmshFile) and returns its topology.
 MeshTopology readGmshTopology(const std::string& path);
 
+/// Meshes the Gmsh script (.geo) at path in dimension 2 or 3 with the gmsh program
+/// (Debian's gmsh; KFVM_GMSH names another executable), as FiPy's Gmsh2D/Gmsh3D do,
+/// and returns the topology of the mesh it writes (MSH 4.1, to a temporary file that is
+/// removed). A missing program, a script gmsh rejects (its messages quoted) or an
+/// empty mesh is a kfvm::Error naming the script.
+MeshTopology meshGmshScript(const std::string& path, int dimension);
+
 }  // namespace kfvm
 
 #endif

@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -245,6 +248,23 @@ TEST(UnstructuredMesh, BadMeshesAndPatchesAreErrors) {
   tilted.element(2, 1,
                  {tilted.node(0, 0, 0), tilted.node(1, 0, 0), tilted.node(0, 1, 1)});
   expectError([&] { tilted.topology(); }, {"test.msh", "element 1", "x-y plane"});
+  // Gmsh scripts: a missing script, a missing program (the meshing itself runs in the
+  // Python tests where gmsh is installed: FiPy's circle example).
+  expectError([] { meshGmshScript("no/such/script.geo", 2); },
+              {"'no/such/script.geo' cannot be opened"});
+  const auto script = std::filesystem::temp_directory_path() / "kfvm-test-point.geo";
+  std::ofstream(script) << "Point(1) = {0, 0, 0, 0.1};\n";
+  const char* before = std::getenv("KFVM_GMSH");
+  const std::string saved = before ? before : "";
+  ::setenv("KFVM_GMSH", "/no/such/gmsh", 1);
+  expectError([&] { meshGmshScript(script.string(), 2); },
+              {"cannot run '/no/such/gmsh'"});
+  expectError([&] { meshGmshScript(script.string(), 1); }, {"dimension 2 or 3, got 1"});
+  if (before)
+    ::setenv("KFVM_GMSH", saved.c_str(), 1);
+  else
+    ::unsetenv("KFVM_GMSH");
+  std::filesystem::remove(script);
 }
 
 TEST(UnstructuredMesh, QualityMeasuresNonOrthogonalityAndSkewness) {

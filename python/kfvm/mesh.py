@@ -264,13 +264,43 @@ class _General(_Mesh):
 
 
 class GmshMesh(_General):
-    """A Gmsh .msh file (MSH 2.2 or 4.1, ASCII) in 2D or 3D: its physical groups become
-    named patches (mesh.patch("inlet")) and cell regions (mesh.region("core"))."""
+    """A Gmsh mesh in 2D or 3D: a .msh file (MSH 2.2 or 4.1, ASCII), or a Gmsh script
+    (a .geo file, or the script's text as FiPy's Gmsh2D takes it) meshed in dimension
+    ``dimension`` by the gmsh program (Debian's gmsh; KFVM_GMSH names another). Its
+    physical groups become named patches (mesh.patch("inlet")) and cell regions
+    (mesh.region("core"))."""
 
-    def __init__(self, path, backend=None):
+    def __init__(self, source, dimension=None, backend=None):
+        import os
+        import tempfile
         module = _backend_module(backend)
-        cpp = module.Mesh.from_gmsh(str(path))
+        source = str(source)
+        is_file = "\n" not in source and os.path.exists(source)
+        if is_file and not source.endswith(".geo"):
+            cpp = module.Mesh.from_gmsh(source)
+        else:
+            if dimension not in (2, 3):
+                raise _kfvm.Error("a Gmsh script is meshed in dimension 2 or 3: give "
+                                  "dimension= (or use Gmsh2D, Gmsh3D)")
+            if is_file:
+                cpp = module.Mesh.from_gmsh_script(source, dimension)
+            else:  # the script's text
+                with tempfile.TemporaryDirectory(prefix="kfvm-geo-") as folder:
+                    path = os.path.join(folder, "script.geo")
+                    with open(path, "w") as script:
+                        script.write(source)
+                    cpp = module.Mesh.from_gmsh_script(path, dimension)
         super().__init__(module, cpp, cpp.dimension)
+
+
+def Gmsh2D(source, backend=None):
+    """FiPy's Gmsh2D: a 2D .msh file, .geo file or Gmsh script text (GmshMesh)."""
+    return GmshMesh(source, dimension=2, backend=backend)
+
+
+def Gmsh3D(source, backend=None):
+    """FiPy's Gmsh3D: a 3D .msh file, .geo file or Gmsh script text (GmshMesh)."""
+    return GmshMesh(source, dimension=3, backend=backend)
 
 
 class UnstructuredMesh(_General):

@@ -201,6 +201,12 @@ void bindMeshFields(py::module_& backend) {
           "from_gmsh",
           [](const std::string& path) { return new Py(readGmshTopology(path)); },
           py::arg("path"))
+      .def_static(
+          "from_gmsh_script",
+          [](const std::string& path, int dimension) {
+            return new Py(meshGmshScript(path, dimension));
+          },
+          py::arg("path"), py::arg("dimension"))
       .def_static("from_cells", &meshFromCells<Space>, py::arg("dimension"),
                   py::arg("nodes"), py::arg("cells"), py::arg("patches"))
       .def_property_readonly("dimension", [](const Py& m) { return m.value.dimension(); })

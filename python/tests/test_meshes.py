@@ -2,6 +2,7 @@
 regions, diffusion with and without the non-orthogonal correction, .vtu output."""
 
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -121,3 +122,50 @@ def test_fipy_anisotropy_example_on_its_own_gmsh_mesh():
     print("anisotropy: max error / max solution = %.4f (FiPy's bound 0.08)" % error)
     assert error < 0.08
     assert np.isclose(np.sum(np.asarray(var) * mesh.cellVolumes), mass, rtol=1e-10)
+
+
+CIRCLE = """
+cellSize = 0.05;
+radius = 1;
+Point(1) = {0, 0, 0, cellSize};
+Point(2) = {-radius, 0, 0, cellSize};
+Point(3) = {0, radius, 0, cellSize};
+Point(4) = {radius, 0, 0, cellSize};
+Point(5) = {0, -radius, 0, cellSize};
+Circle(6) = {2, 1, 3};
+Circle(7) = {3, 1, 4};
+Circle(8) = {4, 1, 5};
+Circle(9) = {5, 1, 2};
+Line Loop(10) = {6, 7, 8, 9};
+Plane Surface(11) = {10};
+"""
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("KFVM_GMSH", "gmsh")) is None,
+                    reason="the gmsh program (Debian's gmsh) is not installed")
+def test_fipy_circle_example_on_a_gmsh_script():
+    """FiPy's examples/diffusion/circle.py: its Gmsh script meshed by gmsh, phi = x held
+    on the rim, 10 steps against the analytical solution (FiPy's atol 7e-2), then the
+    steady state phi = x (atol 0.03)."""
+    from scipy.special import erf
+    mesh = kfvm.Gmsh2D(CIRCLE)
+    assert abs(mesh.cellVolumes.sum() - np.pi) < 0.01
+    phi = kfvm.CellVariable(mesh, name="solution variable")
+    X, Y = mesh.faceCenters
+    phi.constrain(X, mesh.exteriorFaces)
+    D, cell_size, steps = 1.0, 0.05, 10
+    dt = 10 * 0.9 * cell_size ** 2 / (2 * D)
+    eq = kfvm.TransientTerm() == kfvm.DiffusionTerm(coeff=D)
+    for _ in range(steps):
+        eq.solve(var=phi, dt=dt)
+    x, y = mesh.cellCenters
+    t = dt * steps
+    x0 = np.cos(np.arcsin(y))
+    analytical = x0 * (erf((x0 + x) / (2 * np.sqrt(D * t))) - erf((x0 - x) / (2 * np.sqrt(D * t))))
+    assert np.allclose(np.asarray(phi), analytical, atol=7e-2)
+    kfvm.DiffusionTerm(coeff=D).solve(var=phi)
+    assert np.allclose(np.asarray(phi), x, atol=0.03)
+    with pytest.raises(kfvm.Error, match="dimension 2 or 3"):
+        kfvm.GmshMesh(CIRCLE)
+    with pytest.raises(kfvm.Error, match="failed"):
+        kfvm.Gmsh2D("Point(1) = {0, 0, 0, 0.1};\nNo Such Command;\n")

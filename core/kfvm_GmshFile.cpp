@@ -1,3 +1,4 @@
+#include <detail/kfvm_GmshReading.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_GmshFile.hpp>
 
@@ -46,96 +47,22 @@ const GmshFile::PhysicalGroup& GmshFile::physicalGroup(int dim, int tag) const {
   fail("Gmsh mesh: no physical group of dimension ", dim, " and tag ", tag);
 }
 
-namespace {
-
-/// The file's lines, read one at a time, split into numbers or words, with the line
-/// number for errors.
-class Lines {
- public:
-  Lines(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {}
-
-  /// The next line; false at the end of the file.
-  bool next() {
-    if (!std::getline(in_, line_)) return false;
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-    ++number_;
-    at_ = 0;
-    return true;
-  }
-  /// The next line, which must exist (within section).
-  void require(const char* section) {
-    if (!next()) fail(where(), "the file ends inside ", section);
-  }
-  const std::string& line() const { return line_; }
-  std::string where() const {
-    return "Gmsh mesh '" + name_ + "', line " + std::to_string(number_) + ": ";
-  }
-
-  /// The line's next integer.
-  long long integer(const char* what) {
-    skip();
-    const char* start = line_.c_str() + at_;
-    char* end = nullptr;
-    errno = 0;
-    const long long value = std::strtoll(start, &end, 10);
-    if (end == start || errno != 0 || (*end != '\0' && *end != ' ' && *end != '\t'))
-      fail(where(), "expected ", what, ", got '", token(), "'");
-    at_ += std::size_t(end - start);
-    return value;
-  }
-  /// The line's next integer, in [low, high].
-  int integer(const char* what, long long low, long long high) {
-    const long long value = integer(what);
-    if (value < low || value > high)
-      fail(where(), what, " ", value, " is outside [", low, ", ", high, "]");
-    return int(value);
-  }
-  /// The line's next real number.
-  double real(const char* what) {
-    skip();
-    const char* start = line_.c_str() + at_;
-    char* end = nullptr;
-    errno = 0;
-    const double value = std::strtod(start, &end);
-    if (end == start || errno == ERANGE)
-      fail(where(), "expected ", what, ", got '", token(), "'");
-    at_ += std::size_t(end - start);
-    return value;
-  }
-  /// The rest of the line, quotes taken off.
-  std::string rest() {
-    skip();
-    std::string s = line_.substr(at_);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
-    if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
-      s = s.substr(1, s.size() - 2);
-    at_ = line_.size();
-    return s;
-  }
-
- private:
-  void skip() {
-    while (at_ < line_.size() && (line_[at_] == ' ' || line_[at_] == '\t')) ++at_;
-  }
-  std::string token() {
-    skip();
-    const auto end = line_.find_first_of(" \t", at_);
-    return line_.substr(at_, end == std::string::npos ? std::string::npos : end - at_);
-  }
-
-  std::istream& in_;
-  std::string name_, line_;
-  long long number_ = 0;
-  std::size_t at_ = 0;
-};
-
-constexpr long long maxCount = std::numeric_limits<Ordinal>::max();
+namespace Details::Gmsh {
 
 /// Reads the lines up to "$End<section>".
 void expectEnd(Lines& lines, const std::string& section) {
   lines.require(section.c_str());
   if (lines.line() != "$End" + section)
     fail(lines.where(), "expected $End", section, ", got '", lines.line(), "'");
+}
+
+/// The end of a binary section: the newline after its data, then "$End<section>".
+void expectBinaryEnd(Lines& lines, const std::string& section) {
+  lines.require(section.c_str());
+  if (!lines.line().empty())
+    fail(lines.where(), "the binary $", section,
+         " section holds more than its counts say");
+  expectEnd(lines, section);
 }
 
 void readPhysicalNames(Lines& lines, GmshFile& mesh) {
@@ -161,8 +88,8 @@ void notePhysical(GmshFile& mesh, int dimension, int tag) {
 }
 
 /// An element's nodes from tags to indices.
-void addNodes(Lines& lines, const std::unordered_map<long long, Ordinal>& index,
-              int count, GmshFile::Element& element) {
+void addNodes(Lines& lines, const NodeIndex& index, int count,
+              GmshFile::Element& element) {
   element.nodes.resize(std::size_t(count));
   for (int v = 0; v < count; ++v) {
     const long long tag = lines.integer("a node tag");
@@ -171,6 +98,22 @@ void addNodes(Lines& lines, const std::unordered_map<long long, Ordinal>& index,
       fail(lines.where(), "the element refers to node ", tag, ", which the file lacks");
     element.nodes[std::size_t(v)] = found->second;
   }
+}
+
+/// A node's index from its tag (a binary file's elements).
+Ordinal nodeIndex(Lines& lines, const NodeIndex& index, long long tag) {
+  const auto found = index.find(tag);
+  if (found == index.end())
+    fail(lines.where(), "an element refers to node ", tag, ", which the file lacks");
+  return found->second;
+}
+
+int checkedType(Lines& lines, long long type) {
+  if (type < 1 || type > maxCount || gmshElementNodes(int(type)) == 0)
+    fail(lines.where(), "element type ", type,
+         " is not a first-order point, line, triangle, quadrangle, tetrahedron, "
+         "hexahedron, prism or pyramid (mesh with Gmsh's -order 1)");
+  return int(type);
 }
 
 int elementType(Lines& lines) {
@@ -182,8 +125,7 @@ int elementType(Lines& lines) {
   return type;
 }
 
-void readVersion2(Lines& lines, GmshFile& mesh,
-                  std::unordered_map<long long, Ordinal>& index,
+void readVersion2(Lines& lines, GmshFile& mesh, NodeIndex& index,
                   const std::string& section) {
   if (section == "$Nodes") {
     lines.require("$Nodes");
@@ -222,8 +164,6 @@ void readVersion2(Lines& lines, GmshFile& mesh,
   }
 }
 
-using EntityPhysicals = std::map<std::pair<int, int>, std::vector<int>>;
-
 void readEntities4(Lines& lines, GmshFile& mesh, EntityPhysicals& physicals) {
   lines.require("$Entities");
   int counts[4];
@@ -245,8 +185,7 @@ void readEntities4(Lines& lines, GmshFile& mesh, EntityPhysicals& physicals) {
   expectEnd(lines, "Entities");
 }
 
-void readNodes4(Lines& lines, GmshFile& mesh,
-                std::unordered_map<long long, Ordinal>& index) {
+void readNodes4(Lines& lines, GmshFile& mesh, NodeIndex& index) {
   lines.require("$Nodes");
   const int blocks = lines.integer("the number of node blocks", 0, maxCount);
   const int count = lines.integer("the number of nodes", 0, maxCount);
@@ -277,8 +216,7 @@ void readNodes4(Lines& lines, GmshFile& mesh,
   expectEnd(lines, "Nodes");
 }
 
-void readElements4(Lines& lines, GmshFile& mesh,
-                   const std::unordered_map<long long, Ordinal>& index,
+void readElements4(Lines& lines, GmshFile& mesh, const NodeIndex& index,
                    const EntityPhysicals& physicals) {
   lines.require("$Elements");
   const int blocks = lines.integer("the number of element blocks", 0, maxCount);
@@ -319,21 +257,23 @@ void skipSection(Lines& lines, const std::string& section) {
   while (lines.line() != end);
 }
 
-}  // namespace
+}  // namespace Details::Gmsh
 
 GmshFile readGmshFile(std::istream& in, const std::string& name) {
+  using namespace Details::Gmsh;
   Lines lines(in, name);
   GmshFile mesh;
-  std::unordered_map<long long, Ordinal> index;  // node tag -> index
+  NodeIndex index;  // node tag -> index
   EntityPhysicals physicals;
-  bool sawNodes = false, sawElements = false;
+  bool sawNodes = false, sawElements = false, binary = false;
   while (lines.next()) {
     const std::string section = lines.rest();
     if (section.empty()) continue;
     if (section == "$MeshFormat") {
       lines.require("$MeshFormat");
       const double version = lines.real("the format version");
-      const int binary = lines.integer("the file type", 0, 1);
+      binary = lines.integer("the file type", 0, 1) == 1;
+      const int dataSize = lines.integer("the data size", 1, 64);
       if (version >= 2 && version < 3)
         mesh.version = "2.2";
       else if (version >= 4.1 && version < 5)
@@ -342,29 +282,42 @@ GmshFile readGmshFile(std::istream& in, const std::string& name) {
         fail(lines.where(), "MSH version ", version,
              " is not read (MSH 2.2 and 4.1 are: save with Gmsh's -format msh22 or "
              "msh41)");
-      if (binary != 0)
-        fail(lines.where(),
-             "a binary MSH file is not read yet (save it as ASCII: Gmsh's "
-             "-save_all -bin 0)");
-      expectEnd(lines, "MeshFormat");
+      if (binary) {
+        if (dataSize != int(sizeof(std::size_t)))
+          fail(lines.where(), "a binary MSH file with data size ", dataSize,
+               " (this reader takes ", sizeof(std::size_t), ")");
+        if (lines.binary<int>("$MeshFormat") != 1)
+          fail(lines.where(),
+               "a binary MSH file of the other byte order (written on another kind of "
+               "machine: save it as ASCII, Gmsh's -bin 0)");
+        expectBinaryEnd(lines, "MeshFormat");
+      } else {
+        expectEnd(lines, "MeshFormat");
+      }
     } else if (mesh.version.empty()) {
       fail(lines.where(), "expected $MeshFormat first, got '", section, "'");
     } else if (section == "$PhysicalNames") {
       readPhysicalNames(lines, mesh);
     } else if (section == "$Entities" && mesh.version == "4.1") {
-      readEntities4(lines, mesh, physicals);
+      if (binary)
+        readEntities4Binary(lines, mesh, physicals);
+      else
+        readEntities4(lines, mesh, physicals);
     } else if (section == "$Nodes") {
       if (mesh.version == "2.2")
-        readVersion2(lines, mesh, index, section);
+        binary ? readVersion2Binary(lines, mesh, index, section)
+               : readVersion2(lines, mesh, index, section);
       else
-        readNodes4(lines, mesh, index);
+        binary ? readNodes4Binary(lines, mesh, index) : readNodes4(lines, mesh, index);
       sawNodes = true;
     } else if (section == "$Elements") {
       if (!sawNodes) fail(lines.where(), "$Elements before $Nodes");
       if (mesh.version == "2.2")
-        readVersion2(lines, mesh, index, section);
+        binary ? readVersion2Binary(lines, mesh, index, section)
+               : readVersion2(lines, mesh, index, section);
       else
-        readElements4(lines, mesh, index, physicals);
+        binary ? readElements4Binary(lines, mesh, index, physicals)
+               : readElements4(lines, mesh, index, physicals);
       sawElements = true;
     } else if (section[0] == '$') {
       skipSection(lines, section);

@@ -11,9 +11,11 @@
 namespace kfvm {
 
 /// A mesh as a Gmsh .msh file holds it: its nodes, its first-order elements and its
-/// physical groups (named or not). Read from MSH 2.2 and MSH 4.1 in ASCII; a binary file,
-/// another version, a second-order element or a reference to a missing node is a
-/// kfvm::Error naming the file, the line and the value. Host memory; no Kokkos.
+/// physical groups (named or not). Read from MSH 2.2 and MSH 4.1, ASCII or binary
+/// (little-endian, 8-byte size_t, as Gmsh writes them on x86-64 and ARM); another
+/// version or byte order, a second-order element, a reference to a missing node or data
+/// beyond a section's counts is a kfvm::Error naming the file, the line (the section's
+/// header line in binary) and the value. Host memory; no Kokkos.
 struct GmshFile {
   struct Element {
     long long tag = 0;           // its number in the file (errors name it)

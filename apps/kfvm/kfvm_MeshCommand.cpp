@@ -63,7 +63,7 @@ void addMeshCommand(CLI::App& app, CommandContext& context) {
   auto path = std::make_shared<std::string>();
   auto* command = app.add_subcommand(
       "mesh", "Read a Gmsh .msh file and print its patches, regions and quality");
-  command->add_option("file", *path, "Gmsh mesh file (MSH 2.2 or 4.1, ASCII)")
+  command->add_option("file", *path, "Gmsh mesh file (MSH 2.2 or 4.1, ASCII or binary)")
       ->required();
   command->callback(
       [path, &context] { context.runWithKokkos([&] { return describeMesh(*path); }); });

@@ -264,7 +264,7 @@ class _General(_Mesh):
 
 
 class GmshMesh(_General):
-    """A Gmsh mesh in 2D or 3D: a .msh file (MSH 2.2 or 4.1, ASCII), or a Gmsh script
+    """A Gmsh mesh in 2D or 3D: a .msh file (MSH 2.2 or 4.1, ASCII or binary), or a Gmsh script
     (a .geo file, or the script's text as FiPy's Gmsh2D takes it) meshed in dimension
     ``dimension`` by the gmsh program (Debian's gmsh; KFVM_GMSH names another). Its
     physical groups become named patches (mesh.patch("inlet")) and cell regions

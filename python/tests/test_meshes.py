@@ -169,3 +169,22 @@ def test_fipy_circle_example_on_a_gmsh_script():
         kfvm.GmshMesh(CIRCLE)
     with pytest.raises(kfvm.Error, match="failed"):
         kfvm.Gmsh2D("Point(1) = {0, 0, 0, 0.1};\nNo Such Command;\n")
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("KFVM_GMSH", "gmsh")) is None,
+                    reason="the gmsh program (Debian's gmsh) is not installed")
+def test_gmsh_binary_files_read_as_their_ascii_twins(tmp_path):
+    import subprocess
+    script = tmp_path / "circle.geo"
+    script.write_text(CIRCLE)
+    meshes = []
+    for version in ("msh22", "msh41"):
+        for binary in ([], ["-bin"]):
+            out = tmp_path / ("%s%s.msh" % (version, "-bin" if binary else ""))
+            subprocess.run([os.environ.get("KFVM_GMSH", "gmsh"), "-2", "-format", version,
+                            *binary, str(script), "-o", str(out), "-v", "1"], check=True)
+            meshes.append(kfvm.GmshMesh(out))
+    for mesh in meshes[1:]:
+        assert mesh.numberOfCells == meshes[0].numberOfCells == 3060
+        assert np.allclose(mesh.cellCenters, meshes[0].cellCenters, rtol=0, atol=1e-12)
+        assert mesh.patchNames == meshes[0].patchNames

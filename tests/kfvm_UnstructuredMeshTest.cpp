@@ -7,6 +7,7 @@
 #include <kfvm_GmshMesh.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_MeshQuality.hpp>
+#include <kfvm_PointLocation.hpp>
 
 #include <gtest/gtest.h>
 
@@ -291,6 +292,17 @@ TEST(UnstructuredMesh, QualityMeasuresNonOrthogonalityAndSkewness) {
   EXPECT_EQ(tetrahedra.facesOver70Degrees, 0);
   EXPECT_GT(tetrahedra.meanNonOrthogonality, 0);
   EXPECT_LE(tetrahedra.meanNonOrthogonality, tetrahedra.maxNonOrthogonality);
+}
+
+TEST(UnstructuredMesh, EveryCentroidLiesInItsOwnCell) {
+  const Mesh<Space> mesh(cutCubes(2, false, 0.04));
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
+  for (Ordinal c = 0; c < mesh.numCells(); ++c)
+    EXPECT_EQ(cellContaining(mesh, {centres(c, 0), centres(c, 1), centres(c, 2)}), c);
+  EXPECT_EQ(cellContaining(mesh, {1.5, 0.5, 0.5}), -1);
+  // A cube's corner belongs to several cells: the first of them.
+  EXPECT_EQ(cellContaining(mesh, {0, 0, 0}), 0);
 }
 
 }  // namespace

@@ -79,6 +79,13 @@ class Probes:
             point = _np.atleast_1d(_np.asarray(point, dtype=float))
             if point.shape != (mesh.dim,):
                 raise _kfvm.Error("a probe point needs %d coordinates, got %s" % (mesh.dim, point))
+            if not mesh._cpp.is_cartesian:  # a general mesh: the cell holding the point
+                padded = list(point) + [0.0] * (3 - mesh.dim)
+                cell = mesh._cpp.cell_containing(padded)
+                if cell < 0:
+                    raise _kfvm.Error("probe point %s is outside the mesh" % (point,))
+                self.cells.append(cell)
+                continue
             index = 0
             stride = 1
             for axis in range(mesh.dim):

@@ -7,6 +7,7 @@
 #include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_GmshMesh.hpp>
+#include <kfvm_PointLocation.hpp>
 
 #include <array>
 #include <cmath>
@@ -251,6 +252,12 @@ void bindMeshFields(py::module_& backend) {
              return regions;
            })
       .def("nodes", [](const Py& m) { return copyRowsToNumpy(m.value.nodes()); })
+      .def(
+          "cell_containing",
+          [](const Py& m, const std::array<double, 3>& point) {
+            return cellContaining(m.value, point);
+          },
+          py::arg("point"))
       .def("cell_volumes", [](const Py& m) { return copyToNumpy(m.value.cellVolumes()); })
       .def("cell_centres",
            [](const Py& m) { return copyRowsToNumpy(m.value.cellCentres()); })

@@ -188,3 +188,16 @@ def test_gmsh_binary_files_read_as_their_ascii_twins(tmp_path):
         assert mesh.numberOfCells == meshes[0].numberOfCells == 3060
         assert np.allclose(mesh.cellCenters, meshes[0].cellCenters, rtol=0, atol=1e-12)
         assert mesh.patchNames == meshes[0].patchNames
+
+
+def test_probes_find_the_cell_holding_each_point(tmp_path):
+    mesh = kfvm.GmshMesh(SQUARE)  # 4 triangles meeting at (0.5, 0.5)
+    phi = kfvm.CellVariable(mesh, value=np.arange(4.0), name="phi")
+    x, y = mesh.cellCenters
+    points = [(0.5, 0.1), (0.9, 0.5), (0.5, 0.9), (0.1, 0.5)]
+    probes = kfvm.Probes(phi, points, path=tmp_path / "p.csv")
+    expected = [int(np.argmin((x - px) ** 2 + (y - py) ** 2)) for px, py in points]
+    assert probes.cells == expected
+    assert np.allclose(probes.record(0.0), [expected])
+    with pytest.raises(kfvm.Error, match="outside the mesh"):
+        kfvm.Probes(phi, [(1.5, 0.5)])

@@ -17,7 +17,7 @@ namespace kfvm::Compat {
 
 #ifdef KFVM_KOKKOS_HAS_MATH_FUNCTIONS
 using Kokkos::abs;
-using Kokkos::acos;
+using Kokkos::atan2;
 using Kokkos::cos;
 using Kokkos::exp;
 using Kokkos::isfinite;
@@ -46,8 +46,8 @@ KOKKOS_INLINE_FUNCTION float sin(float x) {
 KOKKOS_INLINE_FUNCTION double cos(double x) {
   return ::cos(x);
 }
-KOKKOS_INLINE_FUNCTION double acos(double x) {
-  return ::acos(x);
+KOKKOS_INLINE_FUNCTION double atan2(double y, double x) {
+  return ::atan2(y, x);
 }
 KOKKOS_INLINE_FUNCTION float cos(float x) {
   return ::cosf(x);

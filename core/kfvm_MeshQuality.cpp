@@ -27,9 +27,15 @@ struct FaceQuality {
           (double(faceCentres(f, a)) - double(cellCentres(o, a))) * double(normals(f, a));
     }
     length = Compat::sqrt(length);
-    const double cosine = length > 0 ? along / length : 1;
-    degrees =
-        Compat::acos(cosine < 1 ? (cosine > -1 ? cosine : -1) : 1) * 57.29577951308232;
+    // The angle from |d x n| and d . n: accurate near 0, where acos(d . n / |d|) is not.
+    double cross = 0;
+    for (int a = 0; a < 3; ++a) {
+      const int b = (a + 1) % 3, c = (a + 2) % 3;
+      const double component =
+          d[b] * double(normals(f, c)) - d[c] * double(normals(f, b));
+      cross += component * component;
+    }
+    degrees = Compat::atan2(Compat::sqrt(cross), along) * 57.29577951308232;
     // Where the centroid line crosses the face's plane: o + s d with s = toFace / along.
     const double s = along != 0 ? toFace / along : 0;
     double offset = 0;

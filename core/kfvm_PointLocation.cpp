@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kfvm {
 
@@ -16,10 +17,11 @@ Ordinal cellContaining(const Mesh<ExecSpace>& mesh, const std::array<double, 3>&
   const auto normals = mesh.faceNormals();
   const auto centres = mesh.faceCentres();
   const double p[3] = {point[0], point[1], point[2]};
-  // Round-off of the coordinates: a point on a face is inside both of its cells.
+  // Round-off of the coordinates (in Real): a point on a face is inside both of its
+  // cells.
   double scale = 1;
   for (double x : point) scale = std::max(scale, std::abs(x));
-  const double tolerance = 1e-12 * scale;
+  const double tolerance = 1e3 * double(std::numeric_limits<Real>::epsilon()) * scale;
   const int dimension = mesh.dimension();
   Ordinal found = -1;
   Kokkos::parallel_reduce(

@@ -10,8 +10,8 @@ namespace kfvm {
 /// The cell of any mesh that holds point (on its faces counts as inside; the first such
 /// cell when the point is on a face two cells share), or -1 when no cell does. A point
 /// is in a cell when it lies behind each of the cell's face planes (convex cells, to
-/// 1e-12 of the coordinates' size). One reduction over the cells in the mesh's execution
-/// space: for probes set up once, not for a loop over many points.
+/// 1000 epsilons of Real times the coordinates' size). One reduction over the cells in
+/// the mesh's execution space: for probes set up once, not for a loop over many points.
 template <class ExecSpace>
 Ordinal cellContaining(const Mesh<ExecSpace>& mesh, const std::array<double, 3>& point);
 

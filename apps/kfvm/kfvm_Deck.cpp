@@ -20,6 +20,23 @@ namespace {
 constexpr double huge = std::numeric_limits<double>::max();
 
 void readMesh(TableReader& mesh, Deck& deck) {
+  const bool file = mesh.find("file") != nullptr, geo = mesh.find("geo") != nullptr;
+  if (file || geo) {  // a Gmsh mesh, read by loadDeckMesh
+    if (file && geo)
+      mesh.error(mesh.find("geo"), "geo",
+                 "give file (a .msh mesh) or geo (a script), not both");
+    const char* key = file ? "file" : "geo";
+    for (const char* boxKey : {"cells", "length"})
+      if (const toml::node* node = mesh.find(boxKey))
+        mesh.error(node, boxKey, "a Gmsh mesh (", key, ") takes no ", boxKey);
+    deck.meshFile = mesh.string(key, "", {}, true);
+    deck.meshIsScript = geo;
+    deck.meshFileAt = mesh.at(key);
+    if (deck.meshFile.empty()) mesh.error(mesh.find(key), key, "is empty");
+    deck.dimension = mesh.integer("dimension", 2, 2, 3, true);
+    mesh.finish();
+    return;
+  }
   deck.dimension = mesh.integer("dimension", 1, 1, 3, true);
   const auto cells = mesh.numbers("cells", std::size_t(deck.dimension), 1, 1e5, true);
   deck.cellsAt = mesh.at("cells");
@@ -63,6 +80,16 @@ void readEquation(TableReader& equation, Deck& deck,
                      "coefficient per cell to faces harmonically, defined for D >= 0)");
   }
   deck.diffusionPolynomial = equation.numbers("diffusion_polynomial", 0, -huge, huge);
+  deck.diffusionCorrection = equation.string("diffusion_correction",
+                                             deck.isCartesian() ? "none" : "over-relaxed",
+                                             {"over-relaxed", "none"});
+  deck.correctionGradient =
+      equation.string("correction_gradient", "least-squares", {"least-squares", "gauss"});
+  const bool diffuses = deck.hasDiffusion || !deck.diffusionPolynomial.empty();
+  if (const toml::node* node = equation.find("diffusion_correction"); node && !diffuses)
+    equation.error(node, "diffusion_correction",
+                   "corrects a diffusion term, which this equation does not have");
+  if (!diffuses) deck.diffusionCorrection = "none";
   if (const auto* convection = equation.subtable("convection")) {
     TableReader reader(equation.path(), *convection, "equation.convection");
     deck.hasConvection = true;
@@ -122,14 +149,18 @@ void readBoundary(TableReader& boundary, Deck& deck) {
   BoundarySpec spec;
   const toml::node* patchNode = boundary.find("patch");
   const std::string patch = boundary.string("patch", "", {}, true);
-  try {
-    spec.patch = patchFromName(patch);
-  } catch (const Error& error) {
-    boundary.error(patchNode, "patch", error.message());
+  spec.patchName = patch;
+  spec.patchAt = boundary.at("patch");
+  if (deck.isCartesian()) {  // a Gmsh mesh's patches are checked once it is read
+    try {
+      spec.patch = patchFromName(patch);
+    } catch (const Error& error) {
+      boundary.error(patchNode, "patch", error.message());
+    }
+    if (int(spec.patch) / 2 >= deck.dimension)
+      boundary.error(patchNode, "patch", "\"", patch, "\" is not a side of a ",
+                     deck.dimension, "D mesh");
   }
-  if (int(spec.patch) / 2 >= deck.dimension)
-    boundary.error(patchNode, "patch", "\"", patch, "\" is not a side of a ",
-                   deck.dimension, "D mesh");
   spec.variable = variableIndex(boundary, "variable", deck);
   const toml::node* onNode = boundary.find("on");
   spec.onPotential =
@@ -235,6 +266,10 @@ void readOutput(TableReader& output, Deck& deck) {
   deck.pngEvery = output.integer("png_every", 0, 0, 100000000);
   if (deck.png && deck.dimension < 2)
     output.error(output.find("png"), "png", "PNG snapshots need a 2D or 3D mesh");
+  if (deck.png && !deck.isCartesian())
+    output.error(output.find("png"), "png",
+                 "PNG snapshots of a Gmsh mesh are not built yet: write VTK (vtk = true) "
+                 "and view the .vtu files");
   if (const toml::node* probes = output.find("probe")) {
     const toml::array* array = probes->as_array();
     if (!array || !array->is_array_of_tables())
@@ -245,7 +280,7 @@ void readOutput(TableReader& output, Deck& deck) {
           probe.numbers("point", std::size_t(deck.dimension), -huge, huge, true);
       std::array<double, 3> p{};
       for (int a = 0; a < deck.dimension; ++a) {
-        if (point[a] < 0 || point[a] > deck.length[a])
+        if (deck.isCartesian() && (point[a] < 0 || point[a] > deck.length[a]))
           probe.error(probe.find("point"), "point", "coordinate ", point[a],
                       " is outside the mesh [0, ", deck.length[a], "]");
         p[a] = point[a];
@@ -322,6 +357,13 @@ void readInitial(TableReader& initial, InitialCondition& condition, int dimensio
     }
   }
   initial.finish();
+}
+
+void setCellsPerDirection(Deck& deck, int cells) {
+  require(deck.isCartesian(), deck.path,
+          ": --cells sets a Cartesian grid's cells; [mesh] is the Gmsh mesh '",
+          deck.meshFile, "'");
+  for (int a = 0; a < deck.dimension; ++a) deck.cells[a] = cells;
 }
 
 Deck readDeck(const std::string& path,

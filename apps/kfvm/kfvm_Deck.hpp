@@ -12,8 +12,13 @@
 #include <kfvm_Patch.hpp>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace kfvm {
+class MeshTopology;  // kfvm_MeshTopology.hpp (needs Kokkos; this header does not)
+}
 
 namespace kfvm::app {
 
@@ -82,7 +87,9 @@ struct SchemeStage {
 bool isExplicitScheme(const std::string& scheme);
 
 struct BoundarySpec {
-  Patch patch = Patch::Left;
+  Patch patch = Patch::Left;  // on a Cartesian mesh
+  std::string patchName;      // as given: a side, or a patch of a Gmsh mesh
+  DeckKey patchAt;
   int variable = 0;          // index into Deck::variables
   bool onPotential = false;  // the higher-order term's mu rather than the variable
   std::string type;          // dirichlet, neumann, robin
@@ -92,11 +99,18 @@ struct BoundarySpec {
 
 struct Deck {
   std::string path;
-  // [mesh]
+  // [mesh]: a uniform Cartesian box (cells, length), or a Gmsh mesh: file = "x.msh", or
+  // geo = "x.geo" (a script Gmsh meshes on load), resolved against the deck's folder.
+  // loadDeckMesh (kfvm_DeckSetup.hpp) reads a Gmsh mesh into topology; cells is then
+  // {its cells, 1, 1} and dimension its dimension.
   int dimension = 1;
   std::array<int, 3> cells{1, 1, 1};
   std::array<double, 3> length{1, 1, 1};
   DeckKey cellsAt;
+  std::string meshFile;
+  bool meshIsScript = false;
+  DeckKey meshFileAt;
+  std::shared_ptr<const MeshTopology> topology;
   // [variable], or one [[variable]] per variable of a coupled deck
   std::vector<DeckVariable> variables{DeckVariable{}};
   // [[equation]]: a coupled deck (empty for a deck of one [equation])
@@ -110,6 +124,10 @@ struct Deck {
   std::vector<double> diffusionPolynomial;
   std::array<double, 3> velocity{};
   std::string scheme = "upwind";
+  // [equation] diffusion_correction ("over-relaxed" or "none"; a Gmsh mesh's default is
+  // over-relaxed, a Cartesian one needs none) and correction_gradient ("least-squares"
+  // or "gauss"): Equation::diffusionCorrection
+  std::string diffusionCorrection, correctionGradient = "least-squares";
   DeckCoefficient implicitSource, source;
   std::string implicitSourceForm = "matrix";  // or "diagonal-only" (FiPy's rule)
   bool hasExplicitDiffusion = false;
@@ -163,6 +181,8 @@ struct Deck {
   double integralDrift = -1;  // < 0: not checked
 
   long long numCells() const { return 1LL * cells[0] * cells[1] * cells[2]; }
+  /// True for a uniform box; false for a Gmsh mesh ([mesh] file or geo).
+  bool isCartesian() const { return meshFile.empty(); }
   /// The scheme of step `step` (from 1): timeScheme, or the schedule's.
   const std::string& schemeOf(long long step) const;
   /// True when some step is explicit.
@@ -176,6 +196,10 @@ struct Deck {
     return name;
   }
 };
+
+/// Replaces a Cartesian deck's cells per direction (`kfvm run --cells`, a small run of a
+/// large deck); a Gmsh mesh's deck refuses.
+void setCellsPerDirection(Deck& deck, int cells);
 
 /// Throws kfvm::Error as the deck's reader does: "FILE:LINE: [TABLE] KEY: message".
 template <class... Parts>

@@ -3,11 +3,14 @@
 
 #include "kfvm_Expression.hpp"
 
+#include <kfvm_GmshMesh.hpp>
 #include <kfvm_SystemInfo.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 
 namespace kfvm::app {
@@ -26,30 +29,34 @@ BoundaryCondition conditionOf(const BoundarySpec& spec) {
   return BoundaryCondition::robin(spec.a, spec.b, spec.value);
 }
 
-/// An expression coefficient at every cell centre of the grid (x fastest), each value
-/// finite and in the key's range, else an error naming the key, the cell and the value;
-/// the values go to `values` unless it is null (kfvm check).
+/// An expression coefficient at every cell centre, each value finite and in the key's
+/// range, else an error naming the key, the cell and the value; the values go to
+/// `values` unless it is null (kfvm check).
 void evaluateCoefficient(const Deck& deck, const DeckCoefficient& coefficient,
-                         const CartesianGrid& grid, std::vector<double>* values) {
+                         const std::vector<std::array<double, 3>>& centres,
+                         std::vector<double>* values) {
   const Expression expression(coefficient.expression);
-  if (values) values->resize(std::size_t(grid.numCells()));
-  auto middle = [&](int axis, int i) {
-    if (axis >= grid.dimension()) return 0.0;
-    return 0.5 * (grid.vertices(axis)[i] + grid.vertices(axis)[i + 1]);
-  };
-  std::size_t c = 0;
-  for (int k = 0; k < grid.cells(2); ++k)
-    for (int j = 0; j < grid.cells(1); ++j)
-      for (int i = 0; i < grid.cells(0); ++i, ++c) {
-        const double x = middle(0, i), y = middle(1, j), z = middle(2, k);
-        const double value = expression(x, y, z);
-        if (!(value >= coefficient.low && value <= coefficient.high))
-          deckError(deck, coefficient.at, "'", coefficient.expression, "' is ", value,
-                    " at cell ", c, " (x = ", x, ", y = ", y, ", z = ", z, "): it ",
-                    std::isfinite(value) ? rangeText(coefficient.low, coefficient.high)
-                                         : std::string("must be a finite number"));
-        if (values) (*values)[c] = value;
-      }
+  if (values) values->resize(centres.size());
+  for (std::size_t c = 0; c < centres.size(); ++c) {
+    const double x = centres[c][0], y = centres[c][1], z = centres[c][2];
+    const double value = expression(x, y, z);
+    if (!(value >= coefficient.low && value <= coefficient.high))
+      deckError(deck, coefficient.at, "'", coefficient.expression, "' is ", value,
+                " at cell ", c, " (x = ", x, ", y = ", y, ", z = ", z, "): it ",
+                std::isfinite(value) ? rangeText(coefficient.low, coefficient.high)
+                                     : std::string("must be a finite number"));
+    if (values) (*values)[c] = value;
+  }
+}
+
+/// Points of a View (one row of 3 per point) on the host, in double.
+template <class Points>
+std::vector<std::array<double, 3>> hostPoints(const Points& points) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), points);
+  std::vector<std::array<double, 3>> result(host.extent(0));
+  for (std::size_t i = 0; i < result.size(); ++i)
+    result[i] = {double(host(i, 0)), double(host(i, 1)), double(host(i, 2))};
+  return result;
 }
 
 /// An expression coefficient at face centres (x, y, z per face), each value finite and
@@ -95,47 +102,70 @@ std::vector<std::array<double, 3>> faceCentresOf(const CartesianGrid& grid) {
 /// A per-face field of expression values at the mesh's face centres.
 FaceField<DeckSpace> faceFieldOf(const Deck& deck, const DeckCoefficient& coefficient,
                                  const Mesh<DeckSpace>& mesh, const std::string& name) {
-  const auto device =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.faceCentres());
-  std::vector<std::array<double, 3>> centres(std::size_t(mesh.numFaces()));
-  for (std::size_t f = 0; f < centres.size(); ++f)
-    centres[f] = {double(device(f, 0)), double(device(f, 1)), double(device(f, 2))};
   FaceField<DeckSpace> field(mesh, name);
-  field.fromHost(evaluateAtFaces(deck, coefficient, centres));
+  field.fromHost(evaluateAtFaces(deck, coefficient, hostPoints(mesh.faceCentres())));
   return field;
 }
 
 /// A per-cell field of expression values at the cell centres (set up once, on the host).
 CellField<DeckSpace> fieldOf(const Deck& deck, const DeckCoefficient& coefficient,
-                             const Mesh<DeckSpace>& mesh, const std::string& name) {
+                             const Mesh<DeckSpace>& mesh,
+                             const std::vector<std::array<double, 3>>& centres,
+                             const std::string& name) {
   std::vector<double> values;
-  evaluateCoefficient(deck, coefficient, mesh.grid(), &values);
+  evaluateCoefficient(deck, coefficient, centres, &values);
   CellField<DeckSpace> field(mesh, name);
   field.fromHost(values);
   return field;
 }
 
+/// A [[boundary]] patch of a Gmsh mesh: its index, else an error naming the deck's line
+/// and listing the mesh's patches.
+void requirePatch(const Deck& deck, const BoundarySpec& spec,
+                  const Mesh<DeckSpace>& mesh) {
+  if (mesh.findPatch(spec.patchName) >= 0) return;
+  std::string known;
+  for (const auto& name : mesh.patchNames()) known += (known.empty() ? "" : ", ") + name;
+  deckError(deck, spec.patchAt, "the mesh '", deck.meshFile, "' has no patch \"",
+            spec.patchName, "\" (its patches: ", known, ")");
+}
+
 }  // namespace
 
-std::string validateDeck(const Deck& deck) {
-  const CartesianGrid grid = [&] {
+std::string validateDeck(const Deck& deck, const Mesh<DeckSpace>* runMesh) {
+  std::optional<CartesianGrid> grid;
+  std::optional<Mesh<DeckSpace>> ownMesh;
+  std::vector<std::array<double, 3>> centres, faceCentres;
+  if (deck.isCartesian()) {
     try {
-      return gridOf(deck);
+      grid = gridOf(deck);
     } catch (const Error& error) {
       deckError(deck, deck.cellsAt, error.message());
     }
-  }();
+    centres = cellCentres(*grid);
+  } else {
+    if (!runMesh) ownMesh.emplace(meshOf(deck));
+    const Mesh<DeckSpace>& mesh = runMesh ? *runMesh : *ownMesh;
+    centres = cellCentres(deck, mesh);
+    faceCentres = hostPoints(mesh.faceCentres());
+    for (const auto& spec : deck.boundaries) requirePatch(deck, spec, mesh);
+    if (deck.matrixFree)
+      deckError(deck, deck.matrixFreeAt,
+                "solves by the Cartesian stencil: a Gmsh mesh's solves need the matrix");
+  }
   const std::string memory = reportMemory(deck, true);
   for (const DeckCoefficient* c : {&deck.rho, &deck.diffusion, &deck.implicitSource,
                                    &deck.source, &deck.mobility, &deck.kappa})
-    if (c->isExpression()) evaluateCoefficient(deck, *c, grid, nullptr);
+    if (c->isExpression()) evaluateCoefficient(deck, *c, centres, nullptr);
   for (const auto& spec : deck.coupled) {  // per cell; diffusion at the faces
     for (const auto* term : {&spec.transient, &spec.implicitSource})
       for (const auto& c : *term)
-        if (c.isExpression()) evaluateCoefficient(deck, c, grid, nullptr);
+        if (c.isExpression()) evaluateCoefficient(deck, c, centres, nullptr);
     for (const auto& c : spec.diffusion)
-      if (c.isExpression()) (void)evaluateAtFaces(deck, c, faceCentresOf(grid));
-    if (spec.source.isExpression()) evaluateCoefficient(deck, spec.source, grid, nullptr);
+      if (c.isExpression())
+        (void)evaluateAtFaces(deck, c, grid ? faceCentresOf(*grid) : faceCentres);
+    if (spec.source.isExpression())
+      evaluateCoefficient(deck, spec.source, centres, nullptr);
   }
   for (const auto& spec : deck.boundaries) {
     try {
@@ -165,6 +195,7 @@ std::string validateDeck(const Deck& deck) {
 }
 
 CartesianGrid gridOf(const Deck& deck) {
+  require(deck.isCartesian(), deck.path, ": [mesh] is a Gmsh mesh, not a Cartesian grid");
   const auto& n = deck.cells;
   const auto& l = deck.length;
   if (deck.dimension == 1) return CartesianGrid::uniform1D(n[0], l[0]);
@@ -185,6 +216,42 @@ std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid) {
       for (int i = 0; i < grid.cells(0); ++i)
         centres.push_back({middle(0, i), middle(1, j), middle(2, k)});
   return centres;
+}
+
+void loadDeckMesh(Deck& deck) {
+  if (deck.isCartesian() || deck.topology) return;
+  std::string path = deck.meshFile;
+  if (path.front() != '/' && deck.path.rfind('/') != std::string::npos)
+    path = deck.path.substr(0, deck.path.rfind('/') + 1) + path;
+  std::shared_ptr<const MeshTopology> topology;
+  try {
+    topology = std::make_shared<const MeshTopology>(
+        deck.meshIsScript ? meshGmshScript(path, deck.dimension)
+                          : readGmshTopology(path));
+  } catch (const Error& error) {
+    deckError(deck, deck.meshFileAt, error.message());
+  }
+  if (topology->dimension() != deck.dimension)
+    deckError(deck, deck.meshFileAt, "'", path, "' is a ", topology->dimension(),
+              "D mesh, but [mesh] dimension is ", deck.dimension);
+  if (topology->numCells() > std::numeric_limits<int>::max())
+    deckError(deck, deck.meshFileAt, "'", path, "' has ", topology->numCells(),
+              " cells, more than a deck run takes");
+  deck.cells = {int(topology->numCells()), 1, 1};
+  deck.topology = topology;
+}
+
+Mesh<DeckSpace> meshOf(const Deck& deck) {
+  if (deck.isCartesian()) return Mesh<DeckSpace>(gridOf(deck));
+  require(deck.topology != nullptr, deck.path, ": the Gmsh mesh '", deck.meshFile,
+          "' was not read (loadDeckMesh)");
+  return Mesh<DeckSpace>(*deck.topology);
+}
+
+std::vector<std::array<double, 3>> cellCentres(const Deck& deck,
+                                               const Mesh<DeckSpace>& mesh) {
+  if (deck.isCartesian()) return cellCentres(mesh.grid());
+  return hostPoints(mesh.cellCentres());
 }
 
 std::vector<double> initialValues(const InitialCondition& ic, int dimension,
@@ -218,9 +285,8 @@ std::vector<double> initialValues(const InitialCondition& ic, int dimension,
 void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
                    const std::vector<std::array<double, 3>>& centres,
                    Equation<DeckSpace>& equation, const PhysicalSides& physical) {
-  (void)centres;
   auto field = [&](const DeckCoefficient& c, const char* name) {
-    return fieldOf(deck, c, mesh, name);
+    return fieldOf(deck, c, mesh, centres, name);
   };
   if (deck.transient) {
     if (deck.rho.isExpression())
@@ -283,7 +349,20 @@ void buildEquation(const Deck& deck, const Mesh<DeckSpace>& mesh,
       equation.higherOrderDiffusion(Real(deck.mobility.value), Real(deck.kappa.value),
                                     polynomialOf(deck.potential));
   }
+  if (deck.diffusionCorrection == "over-relaxed")
+    equation.diffusionCorrection(DiffusionCorrection::OverRelaxed,
+                                 deck.correctionGradient == "gauss"
+                                     ? CellGradient::Gauss
+                                     : CellGradient::LeastSquares);
   for (const auto& spec : deck.boundaries) {
+    if (!deck.isCartesian()) {
+      requirePatch(deck, spec, mesh);
+      if (spec.onPotential)
+        equation.higherOrderBoundary(spec.patchName, conditionOf(spec));
+      else
+        equation.boundary(spec.patchName, conditionOf(spec));
+      continue;
+    }
     if (physical && !physical(spec.patch)) continue;  // faces another rank
     if (spec.onPotential)
       equation.higherOrderBoundary(spec.patch, conditionOf(spec));
@@ -298,8 +377,9 @@ static_assert(deckMaxVariables == maxCoupledVariables,
 void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system,
                         const PhysicalSides& physical) {
   const Mesh<DeckSpace>& mesh = system.mesh();
+  const auto centres = cellCentres(deck, mesh);
   const auto cells = [&](const DeckCoefficient& c, const char* name) {
-    return fieldOf(deck, c, mesh, name);
+    return fieldOf(deck, c, mesh, centres, name);
   };
   for (int e = 0; e < deck.numVariables(); ++e) {
     const CoupledEquationSpec& spec = deck.coupled.at(std::size_t(e));
@@ -327,9 +407,14 @@ void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system,
     else if (spec.source.value != 0)
       system.source(e, Real(spec.source.value));
   }
-  for (const auto& boundary : deck.boundaries)
-    if (!physical || physical(boundary.patch))
+  for (const auto& boundary : deck.boundaries) {
+    if (!deck.isCartesian()) {
+      requirePatch(deck, boundary, mesh);
+      system.boundary(boundary.variable, boundary.patchName, conditionOf(boundary));
+    } else if (!physical || physical(boundary.patch)) {
       system.boundary(boundary.variable, boundary.patch, conditionOf(boundary));
+    }
+  }
 }
 
 /// Bytes the run will hold on the device, from what kfvm allocates per cell: the mesh
@@ -339,7 +424,10 @@ void buildCoupledSystem(const Deck& deck, CoupledSystem<DeckSpace>& system,
 std::size_t estimateBytes(const Deck& deck) {
   const double n = deck.numVariables();
   const double cells = deck.numCells(), d = deck.dimension, real = sizeof(Real);
-  const double faces = d * cells + cells;  // close enough: (n + 1) per axis line
+  // close enough: (n + 1) per axis line of a grid; a tetrahedron's 4 faces are shared
+  // by two cells, a triangle's 3 (hexahedra and quadrilaterals as the grid)
+  const double faces =
+      deck.isCartesian() ? d * cells + cells : (d + 1) / 2 * cells + cells;
   const double mesh = cells * (real * 4 + 8 + 4 * 2 * d) + faces * (4 * 2 + real * 8);
   const double row = deck.hasHigherOrder ? 1 + 2 * d + 2 * d * d : 1 + 2 * d;
   const bool ilu = deck.solverParameters.getString("preconditioner", "jacobi") == "ilu0";

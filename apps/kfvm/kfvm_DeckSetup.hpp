@@ -19,17 +19,33 @@
 
 namespace kfvm::app {
 
+/// A Cartesian deck's grid.
 CartesianGrid gridOf(const Deck& deck);
+
+/// Reads a deck's Gmsh mesh ([mesh] file, or geo meshed by Gmsh) into deck.topology and
+/// sets its cells; checks its dimension, and every [[boundary]] patch against the mesh's
+/// patches (an unknown one lists them). Nothing for a Cartesian deck. Errors name the
+/// deck's file, line and key.
+void loadDeckMesh(Deck& deck);
+
+/// The run's mesh: the grid, or the Gmsh mesh loadDeckMesh read.
+Mesh<DeckSpace> meshOf(const Deck& deck);
 
 /// Cell centres on the host, x fastest (the mesh's cell order).
 std::vector<std::array<double, 3>> cellCentres(const CartesianGrid& grid);
+/// Cell centres of a deck's mesh on the host, in the mesh's cell order: the grid's as
+/// above, a Gmsh mesh's centroids.
+std::vector<std::array<double, 3>> cellCentres(const Deck& deck,
+                                               const Mesh<DeckSpace>& mesh);
 
 /// Every check `kfvm run` makes before its first step that needs no mesh on the device,
 /// as `kfvm check` runs them too: the grid, the memory the run needs (reportMemory),
 /// every expression coefficient at every cell centre (finite and in its key's range),
 /// the boundary conditions, the solver and its preconditioner. Each refusal names the
-/// deck's file, line and key. Returns reportMemory's line.
-std::string validateDeck(const Deck& deck);
+/// deck's file, line and key. Returns reportMemory's line. A Gmsh mesh is built for the
+/// checks (its patches, its cell centres), unless runMesh (the run's, from meshOf) is
+/// given.
+std::string validateDeck(const Deck& deck, const Mesh<DeckSpace>* runMesh = nullptr);
 
 /// A variable's initial condition at the cell centres.
 std::vector<double> initialValues(const InitialCondition& condition, int dimension,

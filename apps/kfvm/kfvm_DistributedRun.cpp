@@ -127,6 +127,11 @@ class DistributedCoupledProblem : public DeckProblem {
 
 /// The deck's process grid ([parallel] ranks) or a balanced one.
 Decomposition decompositionOf(const Deck& deck, int size) {
+  if (!deck.isCartesian())
+    deckError(deck, deck.meshFileAt,
+              "a Gmsh mesh runs on one process: partitioning it "
+              "across ",
+              size, " ranks (METIS) is not built yet");
   if (deck.ranks[0] == 0)
     return Decomposition::balanced(deck.dimension, deck.cells, size);
   const long long product =
@@ -303,8 +308,8 @@ int runDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
   log::setLevel(options.quiet || rank != 0 ? log::Level::Quiet
                 : options.verbose          ? log::Level::Verbose
                                            : log::Level::Normal);
-  const CartesianGrid grid = gridOf(deck);
   const Decomposition decomposition = decompositionOf(deck, size);
+  const CartesianGrid grid = gridOf(deck);
   log::info(
       "kfvm run %s: %dD, %lld cells, %d variable%s, backend %s, %d MPI ranks (%d x "
       "%d x %d)",

@@ -22,6 +22,7 @@ namespace {
 
 /// "50 x 20" (x first) of the deck's cells.
 std::string cellsText(const Deck& deck) {
+  if (!deck.isCartesian()) return std::to_string(deck.numCells());
   std::string text = std::to_string(deck.cells[0]);
   for (int a = 1; a < deck.dimension; ++a) text += " x " + std::to_string(deck.cells[a]);
   return text;
@@ -38,7 +39,7 @@ std::string shapeText(const std::vector<long long>& shape) {
 /// Fortran order (one entry per dimension).
 bool fitsMesh(const Deck& deck, const std::vector<long long>& shape, bool fortranOrder) {
   if (shape.size() == 1) return shape[0] == deck.numCells();
-  if (int(shape.size()) != deck.dimension) return false;
+  if (int(shape.size()) != deck.dimension || !deck.isCartesian()) return false;
   for (int a = 0; a < deck.dimension; ++a) {
     const long long n = shape[std::size_t(fortranOrder ? a : deck.dimension - 1 - a)];
     if (n != deck.cells[std::size_t(a)]) return false;

@@ -15,32 +15,36 @@
 #include <mpi.h>
 #endif
 
+#include <kfvm_MeshQuality.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace kfvm::app {
 
 using Space = DeckSpace;
 
-int runDeck(const Deck& deck, const RunOptions& options) {
+int runDeck(const Deck& read, const RunOptions& options) {
 #ifdef KFVM_DECKS_WITH_MPI
-  if (mpiWorldSize() > 1) return runDeckAcrossRanks(deck, options);
+  if (mpiWorldSize() > 1) return runDeckAcrossRanks(read, options);
 #endif
+  Deck deck = read;
+  loadDeckMesh(deck);
   log::setLevel(options.quiet     ? log::Level::Quiet
                 : options.verbose ? log::Level::Verbose
                                   : log::Level::Normal);
   log::info("kfvm run %s: %dD, %lld cells, %d variable%s, backend %s", deck.path.c_str(),
             deck.dimension, deck.numCells(), deck.numVariables(),
             deck.numVariables() > 1 ? "s (coupled)" : "", Space::name());
-  log::info("%s", validateDeck(deck).c_str());
+  const Mesh<Space> mesh = meshOf(deck);
+  log::info("%s", validateDeck(deck, &mesh).c_str());
   log::debug("solver            %s, preconditioner %s; sweeps at most %d to %g",
              deck.solver.c_str(),
              deck.solverParameters.getString("preconditioner", "jacobi").c_str(),
              deck.maxSweeps, deck.sweepTolerance);
-  const CartesianGrid grid = gridOf(deck);
-  Mesh<Space> mesh(grid);
-  const auto centres = cellCentres(grid);
+  const auto centres = cellCentres(deck, mesh);
   const auto problem = DeckProblem::create(deck, mesh, centres);
   return runProblem(deck, options, RunParts{*problem, mesh, centres});
 }
@@ -55,8 +59,29 @@ std::string schemeText(const Deck& deck) {
   return text;
 }
 
-int checkDeck(const Deck& deck) {
-  const std::string memory = validateDeck(deck);
+/// A Gmsh mesh's patches with their face counts, and its quality (kfvm check).
+void printGmshMesh(const Deck& deck, const Mesh<DeckSpace>& mesh) {
+  std::printf("  mesh '%s': %lld faces, %lld on the boundary; patches:\n",
+              deck.meshFile.c_str(), (long long)mesh.numFaces(),
+              (long long)mesh.numBoundaryFaces());
+  for (int p = 0; p < mesh.patchCount(); ++p)
+    std::printf("    %-24s %10lld faces\n", mesh.patchNames()[std::size_t(p)].c_str(),
+                (long long)mesh.patchSize(p));
+  const MeshQuality quality = meshQuality(mesh);
+  std::printf(
+      "  quality: non-orthogonality max %.2f, mean %.2f degrees (%lld faces over 70); "
+      "skewness max %.3f; diffusion correction %s\n",
+      quality.maxNonOrthogonality, quality.meanNonOrthogonality,
+      (long long)quality.facesOver70Degrees, quality.maxSkewness,
+      deck.diffusionCorrection.empty() ? "none" : deck.diffusionCorrection.c_str());
+}
+
+int checkDeck(const Deck& read) {
+  Deck deck = read;
+  loadDeckMesh(deck);
+  std::optional<Mesh<DeckSpace>> mesh;
+  if (!deck.isCartesian()) mesh.emplace(meshOf(deck));
+  const std::string memory = validateDeck(deck, mesh ? &*mesh : nullptr);
   bool printing = true;
 #ifdef KFVM_DECKS_WITH_MPI
   if (mpiWorldSize() > 1) {  // every rank checks; rank 0 prints
@@ -75,6 +100,7 @@ int checkDeck(const Deck& deck) {
               !deck.hasCheck       ? "no check"
               : deck.exact.empty() ? "integral checked"
                                    : "checked against an exact solution");
+  if (mesh) printGmshMesh(deck, *mesh);
   std::printf("%s\n", memory.c_str());
   return 0;
 }
@@ -104,8 +130,7 @@ void addDeckCommands(CLI::App& app, CommandContext& context) {
   run->callback([deckPath, options, &context] {
     Deck deck = readDeck(
         *deckPath, convectionSchemeNames());  // a bad deck fails before Kokkos starts
-    for (int a = 0; a < deck.dimension && options->cells > 0; ++a)
-      deck.cells[a] = options->cells;
+    if (options->cells > 0) setCellsPerDirection(deck, options->cells);
     context.runWithKokkos([&] { return runDeck(deck, *options); });
   });
   auto checkPath = std::make_shared<std::string>();

@@ -151,6 +151,9 @@ int stepFailed(const Deck& deck, const std::vector<CellField<Space>>& fields,
 }  // namespace
 
 std::string deckFingerprint(const Deck& deck) {
+  if (!deck.isCartesian())
+    return Details::concatenate("mesh ", deck.dimension, "D '", deck.meshFile, "', ",
+                                deck.numCells(), " cells; variables ", deck.runName());
   std::string text = Details::concatenate("mesh ", deck.dimension, "D");
   for (int a = 0; a < deck.dimension; ++a)
     text += Details::concatenate(a ? " x " : " ", deck.cells[a]);

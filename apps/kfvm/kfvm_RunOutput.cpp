@@ -4,6 +4,8 @@
 #include "kfvm_Expression.hpp"
 
 #include <kfvm_KokkosCompat.hpp>
+#include <kfvm_PointLocation.hpp>
+#include <kfvm_VtkUnstructured.hpp>
 
 #ifdef KFVM_HAVE_PNG
 #include "kfvm_PngWriter.hpp"
@@ -160,8 +162,15 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
     }
     openCsv(csv_, directory + "/series.csv", resume.seriesBytes, resumed, header + "\n");
   }
-  const auto& grid = mesh.grid();
-  for (std::size_t p = 0; !ranks && p < deck.probes.size(); ++p) {
+  for (std::size_t p = 0; !ranks && !mesh.isCartesian() && p < deck.probes.size(); ++p) {
+    const auto& point = deck.probes[p];
+    const Ordinal cell = cellContaining(mesh, point);
+    require(cell >= 0, deck.path, ": [[output.probe]] point (", point[0], ", ", point[1],
+            ", ", point[2], ") is in no cell of the mesh '", deck.meshFile, "'");
+    probeCells_.push_back(cell);
+  }
+  for (std::size_t p = 0; !ranks && mesh.isCartesian() && p < deck.probes.size(); ++p) {
+    const auto& grid = mesh.grid();
     const auto& point = deck.probes[p];
     int index[3] = {0, 0, 0};
     for (int a = 0; a < grid.dimension(); ++a) {
@@ -188,7 +197,8 @@ RunOutput::RunOutput(const Deck& deck, const std::string& directory,
 
 void RunOutput::writeVtk(int step, double time) {
   if (!deck_.vtk) return;
-  const std::string name = stepFile(deck_.runName(), step, ".vtr");
+  const std::string name =
+      stepFile(deck_.runName(), step, mesh_.isCartesian() ? ".vtr" : ".vtu");
   ++written_;
   if (ranks_) {  // name.pvtr and its pieces, by every rank
     const std::string stem = stepFile(deck_.runName(), step, "");
@@ -199,7 +209,10 @@ void RunOutput::writeVtk(int step, double time) {
   }
   std::vector<const CellField<DeckSpace>*> fields;
   for (const auto& field : fields_) fields.push_back(&field);
-  writeVtkRectilinear<DeckSpace>(directory_ + "/" + name, mesh_, fields, time);
+  if (mesh_.isCartesian())
+    writeVtkRectilinear<DeckSpace>(directory_ + "/" + name, mesh_, fields, time);
+  else
+    writeVtkUnstructured<DeckSpace>(directory_ + "/" + name, mesh_, fields, time);
   series_.add(time, name);
   log::debug("wrote %s/%s (t = %.10g)", directory_.c_str(), name.c_str(), time);
 }

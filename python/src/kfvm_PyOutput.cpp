@@ -157,7 +157,7 @@ void bindSharedOutput(py::module_& module) {
                 cells);
         require(!(quiet && verbose), "quiet and verbose exclude each other");
         app::Deck deck = readDeckFile(path);
-        for (int a = 0; a < deck.dimension && cells > 0; ++a) deck.cells[a] = cells;
+        if (cells > 0) app::setCellsPerDirection(deck, cells);
         app::RunOptions options;
         options.output = output;
         options.restart = restart;

@@ -210,3 +210,36 @@ def test_probes_find_the_cell_holding_each_point(tmp_path):
     assert np.allclose(probes.record(0.0), [expected])
     with pytest.raises(kfvm.Error, match="outside the mesh"):
         kfvm.Probes(phi, [(1.5, 0.5)])
+
+
+@pytest.mark.skipif(not kfvm._kfvm.has_decks, reason="built without decks")
+def test_gmsh_decks_from_a_file_and_from_its_script(tmp_path):
+    """apps/decks/channel-gmsh.toml from Python; the same deck with the mesh given as
+    its Gmsh script (geo = ...) meshes on load to the same mesh and the same answer;
+    --cells and unknown patches are refused."""
+    from conftest import DECKS
+    deck = (DECKS / "channel-gmsh.toml").read_text()
+    deck = deck.replace('"meshes/channel.msh"', '"%s"' % (DECKS / "meshes" / "channel.msh"))
+    if not DOUBLE:  # the deck's check is double's round-off
+        deck = deck.replace("tolerance = 1e-13", "tolerance = 1e-6").replace(
+            "sweep_tolerance = 1e-12", "sweep_tolerance = 1e-6").replace(
+            "tolerance = 1e-9", "tolerance = 1e-3")
+    path = tmp_path / "file.toml"
+    path.write_text(deck)
+    assert kfvm.run_deck(path, output=tmp_path / "file", quiet=True) == 0
+    assert (tmp_path / "file" / "phi_000000.vtu").exists()
+    with pytest.raises(kfvm.Error, match="--cells sets a Cartesian grid"):
+        kfvm.run_deck(path, cells=8)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(deck.replace('patch = "outlet"', 'patch = "exit"'))
+    with pytest.raises(kfvm.Error, match=r'no patch "exit" \(its patches: walls, outlet, inlet\)'):
+        kfvm.check_deck(wrong)
+    if shutil.which(os.environ.get("KFVM_GMSH", "gmsh")) is None:
+        pytest.skip("the gmsh program (Debian's gmsh) is not installed")
+    script = tmp_path / "script.toml"
+    script.write_text(deck.replace('file = "%s"' % (DECKS / "meshes" / "channel.msh"),
+                                   'geo = "%s"' % (DECKS / "meshes" / "channel.geo")))
+    assert kfvm.run_deck(script, output=tmp_path / "script", quiet=True) == 0
+    a = open(tmp_path / "file" / "series.csv").read().splitlines()[-1].split(",")
+    b = open(tmp_path / "script" / "series.csv").read().splitlines()[-1].split(",")
+    assert a[6:] == pytest.approx(b[6:], rel=1e-12 if DOUBLE else 1e-5)

@@ -119,7 +119,32 @@ struct FaceBuilder {
   }
 };
 
+/// Scales a grid's face areas and cell volumes by r^power, r the x coordinate of the
+/// face or cell centre (cylindrical: 1, spherical: 2).
+template <class ExecSpace>
+struct RadialScaling {
+  DeviceView<Real*, ExecSpace> values;
+  DeviceView<Real* [3], ExecSpace> centres;
+  int power;
+
+  KOKKOS_FUNCTION void operator()(Ordinal i) const {
+    const Real r = centres(i, 0);
+    values(i) *= power == 1 ? r : r * r;
+  }
+};
+
 }  // namespace Details
+
+const char* coordinatesName(Coordinates coordinates) {
+  switch (coordinates) {
+    case Coordinates::Cylindrical:
+      return "cylindrical";
+    case Coordinates::Spherical:
+      return "spherical";
+    default:
+      return "cartesian";
+  }
+}
 
 template <class ExecSpace>
 void Mesh<ExecSpace>::allocate(Ordinal numCellFaces) {
@@ -203,11 +228,44 @@ Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
 }
 
 template <class ExecSpace>
+Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, Coordinates coordinates,
+                      const ExecSpace& space)
+    : Mesh(grid, space) {
+  if (coordinates == Coordinates::Cartesian) return;
+  const int power = coordinates == Coordinates::Cylindrical ? 1 : 2;
+  require(coordinates != Coordinates::Cylindrical || dimension_ <= 2,
+          "a cylindrical grid is 1D (r) or 2D (r, z), got ", dimension_, "D");
+  require(coordinates != Coordinates::Spherical || dimension_ == 1,
+          "a spherical grid is 1D (r), got ", dimension_, "D");
+  require(grid.vertices(0).front() >= 0, "a ", coordinatesName(coordinates),
+          " grid's radius starts at r = ", grid.vertices(0).front(), " < 0");
+  coordinates_ = coordinates;
+  forEachIndex("kfvm::Mesh::radialFaceAreas", space_, numFaces_,
+               Details::RadialScaling<ExecSpace>{faceAreas_, faceCentres_, power});
+  forEachIndex("kfvm::Mesh::radialCellVolumes", space_, numCells_,
+               Details::RadialScaling<ExecSpace>{cellVolumes_, cellCentres_, power});
+  Compat::fence(space_, "kfvm::Mesh::radialScaling");
+}
+
+template <class ExecSpace>
 const CartesianGrid& Mesh<ExecSpace>::grid() const {
   require(grid_.has_value(),
           "this mesh is not a Cartesian grid (it was built from general cells); the "
           "structured paths (matrix-free stencils, geometric multigrid, Cartesian "
           "output) need one");
+  require(
+      coordinates_ == Coordinates::Cartesian, "this grid is in ",
+      coordinatesName(coordinates_),
+      " coordinates; the structured paths (matrix-free stencils, geometric "
+      "multigrid) take Cartesian ones (the assembled matrix and its solvers take any)");
+  return *grid_;
+}
+
+template <class ExecSpace>
+const CartesianGrid& Mesh<ExecSpace>::gridLayout() const {
+  require(grid_.has_value(),
+          "this mesh is not a grid (it was built from general cells): it has no grid "
+          "layout");
   return *grid_;
 }
 
@@ -222,7 +280,7 @@ Ordinal Mesh<ExecSpace>::firstFace(int axis) const {
 template <class ExecSpace>
 int Mesh<ExecSpace>::findPatch(const std::string& name) const {
   for (std::size_t p = 0; p < patchNames_.size(); ++p) {
-    if (patchNames_[p] == name && (!isCartesian() || patchSizes_[p] > 0)) return int(p);
+    if (patchNames_[p] == name && (!hasGridLayout() || patchSizes_[p] > 0)) return int(p);
   }
   return -1;
 }
@@ -233,7 +291,7 @@ int Mesh<ExecSpace>::patchIndex(const std::string& name) const {
   if (p >= 0) return p;
   std::string known;
   for (std::size_t q = 0; q < patchNames_.size(); ++q) {
-    if (isCartesian() && patchSizes_[q] == 0) continue;
+    if (hasGridLayout() && patchSizes_[q] == 0) continue;
     known += (known.empty() ? "'" : ", '") + patchNames_[q] + "'";
   }
   fail("unknown boundary patch '", name, "'; this mesh has ", known);
@@ -255,20 +313,21 @@ Ordinal Mesh<ExecSpace>::patchFirstSlot(int patch) const {
 
 template <class ExecSpace>
 bool Mesh<ExecSpace>::hasPatch(Patch patch) const {
-  return isCartesian() ? grid_->hasPatch(patch) : findPatch(kfvm::patchName(patch)) >= 0;
+  return hasGridLayout() ? grid_->hasPatch(patch)
+                         : findPatch(kfvm::patchName(patch)) >= 0;
 }
 
 template <class ExecSpace>
 Ordinal Mesh<ExecSpace>::patchSize(Patch patch) const {
-  if (isCartesian()) return patchSizes_[std::size_t(patch)];
+  if (hasGridLayout()) return patchSizes_[std::size_t(patch)];
   const int p = findPatch(kfvm::patchName(patch));
   return p < 0 ? 0 : patchSizes_[std::size_t(p)];
 }
 
 template <class ExecSpace>
 Ordinal Mesh<ExecSpace>::patchFirstSlot(Patch patch) const {
-  return isCartesian() ? patchFirstSlots_[std::size_t(patch)]
-                       : patchFirstSlot(patchIndex(kfvm::patchName(patch)));
+  return hasGridLayout() ? patchFirstSlots_[std::size_t(patch)]
+                         : patchFirstSlot(patchIndex(kfvm::patchName(patch)));
 }
 
 #define KFVM_INSTANTIATE_MESH(Space) template class Mesh<Space>;

@@ -14,6 +14,15 @@
 
 namespace kfvm {
 
+/// The coordinates a grid's geometry is measured in (FiPy's CylindricalGrid1D/2D and
+/// SphericalGrid1D): x is the radius r >= 0. Cylindrical (1D in r, 2D in r-z): face
+/// areas scaled by the face centre's r, cell volumes by the cell centre's r (per radian,
+/// as FiPy's). Spherical (1D in r): by r^2. Distances and normals stay the grid's.
+enum class Coordinates { Cartesian, Cylindrical, Spherical };
+
+/// "cartesian", "cylindrical", "spherical".
+const char* coordinatesName(Coordinates coordinates);
+
 /// Face-based finite-volume mesh, stored in Views in ExecSpace's memory space (FiPy's
 /// model: cells, faces, and the two cells of each face), built from a Cartesian grid or
 /// from any cells (a MeshTopology: triangles, quadrilaterals, tetrahedra, hexahedra,
@@ -45,12 +54,26 @@ class Mesh {
   using View = DeviceView<DataType, ExecSpace>;
 
   explicit Mesh(const CartesianGrid& grid, const ExecSpace& space = ExecSpace());
+  /// A grid in cylindrical or spherical coordinates (Coordinates); throws kfvm::Error
+  /// for a negative radius, or a cylindrical grid in 3D or a spherical one beyond 1D.
+  Mesh(const CartesianGrid& grid, Coordinates coordinates,
+       const ExecSpace& space = ExecSpace());
   explicit Mesh(const MeshTopology& topology, const ExecSpace& space = ExecSpace());
 
-  /// True when built from a CartesianGrid.
-  bool isCartesian() const { return grid_.has_value(); }
-  /// The Cartesian grid; throws kfvm::Error on a general mesh.
+  /// True when built from a CartesianGrid in Cartesian coordinates: the mesh of the
+  /// structured fast paths (matrix-free stencils, geometric multigrid).
+  bool isCartesian() const {
+    return grid_.has_value() && coordinates_ == Coordinates::Cartesian;
+  }
+  /// True when built from a CartesianGrid in any coordinates: the grid's cell, face and
+  /// boundary-slot numbering (below) and its vertices (gridLayout()).
+  bool hasGridLayout() const { return grid_.has_value(); }
+  Coordinates coordinates() const { return coordinates_; }
+  /// The Cartesian grid; throws kfvm::Error on a general mesh or in other coordinates.
   const CartesianGrid& grid() const;
+  /// The grid a mesh was built from, in any coordinates (numbering, vertices, output);
+  /// throws kfvm::Error on a general mesh.
+  const CartesianGrid& gridLayout() const;
   int dimension() const { return dimension_; }
   /// (nx, ny, nz): cells per axis, 1 beyond the dimension (Cartesian meshes only).
   std::array<int, 3> cellCounts() const { return grid().cellCounts(); }
@@ -130,6 +153,7 @@ class Mesh {
   void allocate(Ordinal numCellFaces);
 
   std::optional<CartesianGrid> grid_;
+  Coordinates coordinates_ = Coordinates::Cartesian;
   int dimension_;
   ExecSpace space_;
   std::uint64_t id_;

@@ -30,7 +30,7 @@ template <class ExecSpace>
 void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
                           const std::vector<const CellField<ExecSpace>*>& fields,
                           double time) {
-  require(!mesh.isCartesian(), "writeVtkUnstructured: '", path,
+  require(!mesh.hasGridLayout(), "writeVtkUnstructured: '", path,
           "' is for a general mesh; a Cartesian grid is written by writeVtkRectilinear");
   const auto host = [](const auto& view) {
     return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);

@@ -65,7 +65,7 @@ template <class ExecSpace>
 void writeVtkRectilinear(const std::string& path, const Mesh<ExecSpace>& mesh,
                          const std::vector<const CellField<ExecSpace>*>& fields,
                          double time) {
-  const CartesianGrid& grid = mesh.grid();
+  const CartesianGrid& grid = mesh.gridLayout();
   const auto counts = grid.cellCounts();
   std::array<std::array<int, 2>, 3> extent{};
   std::array<std::vector<double>, 3> vertices;

@@ -27,8 +27,8 @@ except ImportError as _error:  # the package's sources without the built extensi
                       "(scripts/build.sh) and use PYTHONPATH=build/python, or cmake --install"
                       % __path__[0]) from _error
 from ._kfvm import Error, Polynomial, StepReport, BoundaryCondition
-from .mesh import (Grid1D, Grid2D, Grid3D, GmshMesh, Gmsh2D, Gmsh3D, UnstructuredMesh,
-                   FaceSet)
+from .mesh import (Grid1D, Grid2D, Grid3D, CylindricalGrid1D, CylindricalGrid2D,
+                   SphericalGrid1D, GmshMesh, Gmsh2D, Gmsh3D, UnstructuredMesh, FaceSet)
 from .variables import CellVariable, FaceVariable
 from .terms import (
     Term,

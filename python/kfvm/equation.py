@@ -294,7 +294,7 @@ class Equation:
                 raise _kfvm.Error("a diffusion tensor on a %dD mesh is %dx%d, got shape %s"
                                   % (mesh.dim, mesh.dim, mesh.dim, tensor.shape))
             cpp.diffusion_tensor(tensor.tolist())
-        if correction is not None and not mesh._cpp.is_cartesian:
+        if correction is not None and not mesh._cpp.has_grid_layout:
             cpp.diffusion_correction(correction)
         c = coefficients["implicit"]
         if not c.empty:

@@ -213,13 +213,23 @@ class _Grid(_Mesh):
 
     _patches = ("left", "right", "bottom", "top", "back", "front")
 
-    def __init__(self, dimension, counts, spacings, backend):
+    def __init__(self, dimension, counts, spacings, backend, coordinates=None,
+                 origin=(0.0, 0.0, 0.0)):
         module = _backend_module(backend)
-        vertices = [_vertices(n, d, axis)
-                    for n, d, axis in zip(counts, spacings, "xyz")][:dimension]
+        vertices = [_vertices(n, d, axis) + float(o)
+                    for n, d, axis, o in zip(counts, spacings, "xyz", origin)][:dimension]
         self._vertices = vertices
-        padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
-        super().__init__(module, module.Mesh(*padded), dimension)
+        if coordinates is None:
+            padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
+            cpp = module.Mesh(*padded)
+        else:
+            cpp = module.Mesh.with_coordinates(coordinates, *[list(v) for v in vertices])
+        super().__init__(module, cpp, dimension)
+
+    @property
+    def coordinates(self):
+        """'cartesian', 'cylindrical' (x is r) or 'spherical' (x is r)."""
+        return self._cpp.coordinates
 
     @property
     def shape(self):
@@ -344,3 +354,31 @@ class Grid3D(_Grid):
 
     def __init__(self, dx=1.0, dy=1.0, dz=1.0, nx=None, ny=None, nz=None, backend=None):
         super().__init__(3, (nx, ny, nz), (dx, dy, dz), backend)
+
+
+class CylindricalGrid1D(_Grid):
+    """FiPy's CylindricalGrid1D: nr cells along the radius, of width dr (a number or one
+    width per cell), from r = origin >= 0; face areas and cell volumes scaled by r (per
+    radian, as FiPy's)."""
+
+    def __init__(self, dr=1.0, nr=None, origin=0.0, backend=None):
+        super().__init__(1, (nr, 1, 1), (dr, 1.0, 1.0), backend, "cylindrical",
+                         (_np.ravel(origin)[0], 0.0, 0.0))
+
+
+class CylindricalGrid2D(_Grid):
+    """FiPy's CylindricalGrid2D in r-z: x is the radius (from origin[0] >= 0), y is z."""
+
+    def __init__(self, dr=1.0, dz=1.0, nr=None, nz=None, origin=(0.0, 0.0), backend=None):
+        origin = _np.ravel(origin)
+        super().__init__(2, (nr, nz, 1), (dr, dz, 1.0), backend, "cylindrical",
+                         (origin[0], origin[1], 0.0))
+
+
+class SphericalGrid1D(_Grid):
+    """FiPy's SphericalGrid1D: nr cells along the radius from r = origin >= 0; face areas
+    and cell volumes scaled by r^2 (per steradian, as FiPy's)."""
+
+    def __init__(self, dr=1.0, nr=None, origin=0.0, backend=None):
+        super().__init__(1, (nr, 1, 1), (dr, 1.0, 1.0), backend, "spherical",
+                         (_np.ravel(origin)[0], 0.0, 0.0))

@@ -47,7 +47,7 @@ class VtkSeries:
         """Writes NAME_NNNNNN.vtr (or .vtu) and adds it to NAME.pvd; returns the file's
         path."""
         variables = _cell_variables(variables, "VtkSeries.write")
-        cartesian = variables[0].mesh._cpp.is_cartesian
+        cartesian = variables[0].mesh._cpp.has_grid_layout
         file = "%s_%06d.%s" % (self.name, self._count, "vtr" if cartesian else "vtu")
         write_vtk(_os.path.join(self.directory, file), variables, time)
         self._series.add(float(time), file)
@@ -79,7 +79,7 @@ class Probes:
             point = _np.atleast_1d(_np.asarray(point, dtype=float))
             if point.shape != (mesh.dim,):
                 raise _kfvm.Error("a probe point needs %d coordinates, got %s" % (mesh.dim, point))
-            if not mesh._cpp.is_cartesian:  # a general mesh: the cell holding the point
+            if not mesh._cpp.has_grid_layout:  # a general mesh: the cell holding the point
                 padded = list(point) + [0.0] * (3 - mesh.dim)
                 cell = mesh._cpp.cell_containing(padded)
                 if cell < 0:

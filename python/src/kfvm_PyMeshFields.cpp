@@ -199,6 +199,21 @@ void bindMeshFields(py::module_& backend) {
            py::arg("xs"), py::arg("ys") = std::vector<double>{},
            py::arg("zs") = std::vector<double>{})
       .def_static(
+          "with_coordinates",
+          [](const std::string& coordinates, const std::vector<double>& xs,
+             const std::vector<double>& ys) {
+            const CartesianGrid grid = CartesianGrid::fromVertices(
+                checkedVertices(xs, "r"), checkedVertices(ys, "z"), {});
+            if (coordinates == "cylindrical")
+              return new Py(grid, Coordinates::Cylindrical);
+            require(coordinates == "spherical",
+                    "coordinates must be 'cylindrical' or "
+                    "'spherical', got '",
+                    coordinates, "'");
+            return new Py(grid, Coordinates::Spherical);
+          },
+          py::arg("coordinates"), py::arg("rs"), py::arg("zs") = std::vector<double>{})
+      .def_static(
           "from_gmsh",
           [](const std::string& path) { return new Py(readGmshTopology(path)); },
           py::arg("path"))
@@ -211,8 +226,8 @@ void bindMeshFields(py::module_& backend) {
       .def_static("from_cells", &meshFromCells<Space>, py::arg("dimension"),
                   py::arg("nodes"), py::arg("cells"), py::arg("patches"))
       .def_property_readonly("dimension", [](const Py& m) { return m.value.dimension(); })
-      .def_property_readonly("cell_counts",
-                             [](const Py& m) { return m.value.cellCounts(); })
+      .def_property_readonly(
+          "cell_counts", [](const Py& m) { return m.value.gridLayout().cellCounts(); })
       .def_property_readonly("num_cells", [](const Py& m) { return m.value.numCells(); })
       .def_property_readonly("num_faces", [](const Py& m) { return m.value.numFaces(); })
       .def_property_readonly("num_boundary_faces",
@@ -221,10 +236,15 @@ void bindMeshFields(py::module_& backend) {
       .def("vertices",
            [](const Py& m, int axis) {
              require(axis >= 0 && axis < 3, "axis must be 0, 1 or 2, got ", axis);
-             return m.value.grid().vertices(axis);
+             return m.value.gridLayout().vertices(axis);
            })
       .def_property_readonly("is_cartesian",
                              [](const Py& m) { return m.value.isCartesian(); })
+      .def_property_readonly("has_grid_layout",
+                             [](const Py& m) { return m.value.hasGridLayout(); })
+      .def_property_readonly(
+          "coordinates",
+          [](const Py& m) { return std::string(coordinatesName(m.value.coordinates())); })
       .def_property_readonly("patch_names",
                              [](const Py& m) { return m.value.patchNames(); })
       .def_property_readonly("region_names",

@@ -49,7 +49,7 @@ void bindBackendOutput(py::module_& backend) {
           require(field != nullptr, "write_vtk: a field is None");
           pointers.push_back(&field->value);
         }
-        if (mesh.value.isCartesian())
+        if (mesh.value.hasGridLayout())
           writeVtkRectilinear(path, mesh.value, pointers, time);
         else
           writeVtkUnstructured(path, mesh.value, pointers, time);

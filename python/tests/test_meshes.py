@@ -243,3 +243,27 @@ def test_gmsh_decks_from_a_file_and_from_its_script(tmp_path):
     a = open(tmp_path / "file" / "series.csv").read().splitlines()[-1].split(",")
     b = open(tmp_path / "script" / "series.csv").read().splitlines()[-1].split(",")
     assert a[6:] == pytest.approx(b[6:], rel=1e-12 if DOUBLE else 1e-5)
+
+
+def test_cylindrical_and_spherical_grids_take_fipys_geometry():
+    """kfvm.CylindricalGrid1D/2D and SphericalGrid1D: FiPy's areas and volumes (scaled by
+    r, r^2), and FiPy's exponential1D convection in r against its analytical answer."""
+    mesh = kfvm.CylindricalGrid1D(dr=0.01, nr=100, origin=1.0)
+    assert mesh.coordinates == "cylindrical" and not mesh._cpp.is_cartesian
+    assert np.allclose(mesh.cellVolumes, 0.01 * mesh.x)
+    assert np.allclose(mesh.faceAreas, np.linspace(1.0, 2.0, 101))
+    var = kfvm.CellVariable(mesh=mesh, name="v")
+    var.constrain(0.0, mesh.facesLeft)
+    var.constrain(1.0, mesh.facesRight)
+    (kfvm.DiffusionTerm(coeff=1.0) + kfvm.ExponentialConvectionTerm(coeff=(10.0,))).solve(var=var)
+    expi = pytest.importorskip("scipy.special").expi
+    r = mesh.x
+    exact = np.exp(10 * (2 - r)) * (expi(10.0) - expi(10 * r)) / (expi(10.0) - expi(20.0))
+    assert abs(var.value - exact).max() < (3e-4 if DOUBLE else 1e-3)  # FiPy's atol 1e-3
+    rz = kfvm.CylindricalGrid2D(dr=0.5, dz=2.0, nr=2, nz=1)
+    assert np.allclose(rz.cellVolumes, [0.5 * 2 * 0.25, 0.5 * 2 * 0.75])
+    sphere = kfvm.SphericalGrid1D(dr=0.5, nr=2, origin=1.0)
+    assert np.allclose(sphere.cellVolumes, [0.5 * 1.25 ** 2, 0.5 * 1.75 ** 2])
+    assert np.allclose(sphere.faceAreas, [1.0, 1.5 ** 2, 4.0])
+    with pytest.raises(kfvm.Error, match="radius starts at r = -1"):
+        kfvm.CylindricalGrid1D(dr=1.0, nr=2, origin=-1.0)

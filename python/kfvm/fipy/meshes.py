@@ -1,4 +1,5 @@
-"""FiPy's Cartesian grids as kfvm grids, with the maps between their numberings."""
+"""FiPy's Cartesian, cylindrical and spherical grids as kfvm grids, with the maps
+between their numberings."""
 
 import numpy as _np
 
@@ -8,6 +9,16 @@ from .. import mesh as _kmesh
 #: periodic and skewed grids derive from some of them and are other geometries).
 _GRID_CLASSES = ("UniformGrid1D", "UniformGrid2D", "UniformGrid3D",
                  "NonUniformGrid1D", "NonUniformGrid2D", "NonUniformGrid3D")
+#: FiPy's grids in cylindrical (r, r-z) and spherical (r) coordinates, by exact type, and
+#: the kfvm grid of each (x is the radius, from the FiPy mesh's first vertex).
+_CURVILINEAR_CLASSES = {
+    "CylindricalUniformGrid1D": ("cylindrical", 1),
+    "CylindricalNonUniformGrid1D": ("cylindrical", 1),
+    "CylindricalUniformGrid2D": ("cylindrical", 2),
+    "CylindricalNonUniformGrid2D": ("cylindrical", 2),
+    "SphericalUniformGrid1D": ("spherical", 1),
+    "SphericalNonUniformGrid1D": ("spherical", 1),
+}
 
 
 class Untranslatable(Exception):
@@ -64,9 +75,11 @@ class MappedGrid:
 
     def __init__(self, fipy_mesh, backend=None):
         name = type(fipy_mesh).__name__
-        if name not in _GRID_CLASSES:
-            raise Untranslatable("its mesh is a FiPy %s; kfvm maps FiPy's Grid1D/2D/3D "
-                                 "(uniform or not) only, until it has general meshes" % name)
+        curvilinear = _CURVILINEAR_CLASSES.get(name)
+        if name not in _GRID_CLASSES and curvilinear is None:
+            raise Untranslatable("its mesh is a FiPy %s; kfvm maps FiPy's Grid1D/2D/3D, "
+                                 "CylindricalGrid1D/2D and SphericalGrid1D (uniform or "
+                                 "not) only, until it maps general meshes" % name)
         dim = fipy_mesh.dim
         vertex_coords = _np.asarray(fipy_mesh.vertexCoords, dtype=float)
         vertices = [_np.unique(vertex_coords[a]) for a in range(dim)]
@@ -76,28 +89,43 @@ class MappedGrid:
         widths = [_np.diff(v) for v in vertices]
         counts = [len(w) for w in widths] + [1] * (3 - dim)
         spacings = [w for w in widths] + [1.0] * (3 - dim)
-        make = {1: _kmesh.Grid1D, 2: _kmesh.Grid2D, 3: _kmesh.Grid3D}[dim]
         arguments = {}
-        for a, axis in enumerate("xyz"[:dim]):
+        origin = _np.array([v[0] for v in vertices]).reshape(dim, 1)
+        kfvm_origin = _np.zeros((dim, 1))  # where the kfvm grid starts
+        if curvilinear is None:
+            make = {1: _kmesh.Grid1D, 2: _kmesh.Grid2D, 3: _kmesh.Grid3D}[dim]
+            names = "xyz"
+        else:  # the radius is a coordinate of the geometry: the grid starts where FiPy's does
+            coordinates, expected = curvilinear
+            if dim != expected:
+                raise Untranslatable("its mesh is a %dD FiPy %s" % (dim, name))
+            make = {("cylindrical", 1): _kmesh.CylindricalGrid1D,
+                    ("cylindrical", 2): _kmesh.CylindricalGrid2D,
+                    ("spherical", 1): _kmesh.SphericalGrid1D}[curvilinear]
+            names = "rz"
+            arguments["origin"] = tuple(origin.ravel()) if dim > 1 else float(origin[0, 0])
+            kfvm_origin = origin
+        for a, axis in enumerate(names[:dim]):
             arguments["n" + axis] = counts[a]
             arguments["d" + axis] = spacings[a]
         self.kfvm = make(backend=backend, **arguments)
         self.fipy = fipy_mesh
         self.dim = dim
-        origin = _np.array([v[0] for v in vertices]).reshape(dim, 1)
         cells = [0.5 * (v[1:] + v[:-1]) - v[0] for v in vertices]
         local = [v - v[0] for v in vertices]
 
         fipy_cells = _np.asarray(fipy_mesh.cellCenters, dtype=float) - origin
-        self.cell_to_kfvm = _permutation(_cell_keys(fipy_cells, cells),
-                                         _cell_keys(self.kfvm.cellCenters, cells), "cells")
+        self.cell_to_kfvm = _permutation(
+            _cell_keys(fipy_cells, cells),
+            _cell_keys(self.kfvm.cellCenters - kfvm_origin, cells), "cells")
         self.cells_identity = bool(_np.array_equal(self.cell_to_kfvm,
                                                    _np.arange(len(self.cell_to_kfvm))))
         fipy_faces = _np.asarray(fipy_mesh.faceCenters, dtype=float) - origin
         fipy_normals = _np.asarray(fipy_mesh.faceNormals, dtype=float)
         self.face_to_kfvm = _permutation(
             _face_keys(fipy_faces, fipy_normals, local, cells),
-            _face_keys(self.kfvm.faceCenters, self.kfvm.faceNormals, local, cells), "faces")
+            _face_keys(self.kfvm.faceCenters - kfvm_origin, self.kfvm.faceNormals, local,
+                       cells), "faces")
         #: kfvm's face normals (owner to neighbour, outward on the boundary) in FiPy's
         #: face order: a FiPy face vector dotted with them is kfvm's normal component.
         self.kfvm_normals_in_fipy_order = self.kfvm.faceNormals[:, self.face_to_kfvm]

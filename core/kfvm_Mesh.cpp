@@ -25,11 +25,30 @@ DeviceView<Real*, ExecSpace> vertexView(const CartesianGrid& grid, int axis) {
   return vertices;
 }
 
+/// Faces along each axis of a grid: n + 1 per line of cells, n on a periodic axis (the
+/// low face of the first cell is the high face of the last).
+struct GridFaceCounts {
+  int n[3];
+  bool periodic[3];
+
+  KOKKOS_FUNCTION int along(int axis) const { return n[axis] + (periodic[axis] ? 0 : 1); }
+  /// The face normal to axis at position (i, j, k), idx[axis] in [0, n[axis]] (the high
+  /// end of a periodic axis wraps to 0), counted from the axis' first face.
+  KOKKOS_FUNCTION Ordinal index(int axis, int i, int j, int k) const {
+    int idx[3] = {i, j, k};
+    if (periodic[axis] && idx[axis] == n[axis]) idx[axis] = 0;
+    int counts[3] = {n[0], n[1], n[2]};
+    counts[axis] = along(axis);
+    return idx[0] + counts[0] * (idx[1] + counts[1] * idx[2]);
+  }
+};
+
 /// Cell volumes, centres and the faces of each cell (2 per axis: low side, high side).
 template <class ExecSpace>
 struct CellBuilder {
   DeviceView<Real*, ExecSpace> vx, vy, vz;
-  int nx, ny, nz, dimension;
+  GridFaceCounts counts;
+  int dimension;
   Ordinal firstFace[3];
   DeviceView<Real*, ExecSpace> volumes;
   DeviceView<Real* [3], ExecSpace> centres;
@@ -37,6 +56,7 @@ struct CellBuilder {
   DeviceView<Ordinal*, ExecSpace> faces;
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
+    const int nx = counts.n[0], ny = counts.n[1];
     const int i = cell % nx, j = (cell / nx) % ny, k = cell / (nx * ny);
     volumes(cell) = (vx(i + 1) - vx(i)) * (vy(j + 1) - vy(j)) * (vz(k + 1) - vz(k));
     centres(cell, 0) = Real(0.5) * (vx(i) + vx(i + 1));
@@ -45,42 +65,46 @@ struct CellBuilder {
     const Offset first = Offset(cell) * Offset(2 * dimension);
     faceOffsets(cell + 1) = first + Offset(2 * dimension);
     if (cell == 0) faceOffsets(0) = 0;
-    faces(first + 0) = firstFace[0] + i + (nx + 1) * (j + ny * k);
-    faces(first + 1) = firstFace[0] + i + 1 + (nx + 1) * (j + ny * k);
+    faces(first + 0) = firstFace[0] + counts.index(0, i, j, k);
+    faces(first + 1) = firstFace[0] + counts.index(0, i + 1, j, k);
     if (dimension >= 2) {
-      faces(first + 2) = firstFace[1] + i + nx * (j + (ny + 1) * k);
-      faces(first + 3) = firstFace[1] + i + nx * (j + 1 + (ny + 1) * k);
+      faces(first + 2) = firstFace[1] + counts.index(1, i, j, k);
+      faces(first + 3) = firstFace[1] + counts.index(1, i, j + 1, k);
     }
     if (dimension >= 3) {
-      faces(first + 4) = firstFace[2] + i + nx * (j + ny * k);
-      faces(first + 5) = firstFace[2] + i + nx * (j + ny * (k + 1));
+      faces(first + 4) = firstFace[2] + counts.index(2, i, j, k);
+      faces(first + 5) = firstFace[2] + counts.index(2, i, j, k + 1);
     }
   }
 };
 
-/// Geometry and connectivity of the faces normal to one axis.
+/// Geometry and connectivity of the faces normal to one axis. On a periodic axis the
+/// face at the low end joins the last cell (its owner) to the first: its centre is put
+/// at the high end, on the owner's side, and its shift is the axis' length (the
+/// neighbour's centre plus the shift is its image beside the owner).
 template <class ExecSpace>
 struct FaceBuilder {
   DeviceView<Real*, ExecSpace> v[3];
-  int n[3];  // cells per axis
+  GridFaceCounts counts;
   int axis;
   Ordinal firstFace;
   Ordinal lowSlot, highSlot;  // first boundary slot of the low and high patch
   DeviceView<Ordinal* [2], ExecSpace> faceCells;
   DeviceView<Real*, ExecSpace> areas, distances;
-  DeviceView<Real*[3], ExecSpace> normals, centres;
+  DeviceView<Real*[3], ExecSpace> normals, centres, shifts;
   DeviceView<Ordinal*, ExecSpace> faceSlots, boundaryFaces;
   DeviceView<int*, ExecSpace> boundaryPatches;
 
   KOKKOS_FUNCTION Ordinal cellIndex(const int idx[3]) const {
-    return idx[0] + n[0] * (idx[1] + n[1] * idx[2]);
+    return idx[0] + counts.n[0] * (idx[1] + counts.n[1] * idx[2]);
   }
 
   KOKKOS_FUNCTION void operator()(Ordinal local) const {
-    int counts[3] = {n[0], n[1], n[2]};
-    counts[axis] += 1;
-    int idx[3] = {local % counts[0], (local / counts[0]) % counts[1],
-                  local / (counts[0] * counts[1])};
+    const int* n = counts.n;
+    int sizes[3] = {n[0], n[1], n[2]};
+    sizes[axis] = counts.along(axis);
+    int idx[3] = {local % sizes[0], (local / sizes[0]) % sizes[1],
+                  local / (sizes[0] * sizes[1])};
     const Ordinal face = firstFace + local;
     const int a = axis, b = (axis + 1) % 3, c = (axis + 2) % 3;
     const int along = idx[a];
@@ -94,7 +118,18 @@ struct FaceBuilder {
     const int lo = a == 0 ? 1 : 0, hi = a == 2 ? 1 : 2;
     const Ordinal inPatch = idx[lo] + n[lo] * idx[hi];
     int owner[3] = {idx[0], idx[1], idx[2]};
-    if (along == 0 || along == n[a]) {
+    if (counts.periodic[a] && along == 0) {
+      owner[a] = n[a] - 1;
+      faceCells(face, 0) = cellIndex(owner);
+      faceCells(face, 1) = cellIndex(idx);
+      normals(face, a) = 1;
+      centres(face, a) = v[a](n[a]);
+      distances(face) = Real(0.5) * (v[a](n[a]) - v[a](n[a] - 1) + v[a](1) - v[a](0));
+      shifts(face, a) = v[a](n[a]) - v[a](0);
+      shifts(face, b) = 0;
+      shifts(face, c) = 0;
+      faceSlots(face) = -1;
+    } else if (along == 0 || along == n[a]) {
       const bool high = along == n[a];
       if (high) owner[a] = along - 1;
       const Ordinal slot = (high ? highSlot : lowSlot) + inPatch;
@@ -167,49 +202,60 @@ void Mesh<ExecSpace>::allocate(Ordinal numCellFaces) {
 
 template <class ExecSpace>
 Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
+    : Mesh(grid, GridGeometry{}, space) {}
+
+template <class ExecSpace>
+Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const GridGeometry& geometry,
+                      const ExecSpace& space)
     : grid_(grid),
+      periodic_(geometry.periodic),
       dimension_(grid.dimension()),
       space_(space),
       id_(Details::nextMeshId()),
       patchSizes_(numPatches, 0) {
   const auto n = grid.cellCounts();
   const int dim = dimension_;
+  for (int axis = 0; axis < 3; ++axis) {
+    require(!periodic_[axis] || axis < dim, "axis ", axis, " of a ", dim,
+            "D grid cannot be periodic");
+    require(!periodic_[axis] || n[axis] >= 2,
+            "a periodic axis needs 2 cells or more; axis ", axis, " has ", n[axis]);
+  }
+  const Details::GridFaceCounts counts{{n[0], n[1], n[2]},
+                                       {periodic_[0], periodic_[1], periodic_[2]}};
   numCells_ = static_cast<Ordinal>(grid.numCells());
   for (Patch patch : allPatches) patchNames_.push_back(kfvm::patchName(patch));
   for (int axis = 0; axis < dim; ++axis) {
-    auto counts = n;
-    counts[axis] += 1;
-    facesPerAxis_[axis] = counts[0] * counts[1] * counts[2];
-    const Ordinal perPatch = numCells_ / n[axis];
+    auto sizes = n;
+    sizes[axis] = counts.along(axis);
+    facesPerAxis_[axis] = sizes[0] * sizes[1] * sizes[2];
+    const Ordinal perPatch = periodic_[axis] ? 0 : numCells_ / n[axis];
     patchSizes_[std::size_t(2 * axis)] = patchSizes_[std::size_t(2 * axis + 1)] =
         perPatch;
   }
   numFaces_ = facesPerAxis_[0] + facesPerAxis_[1] + facesPerAxis_[2];
   for (auto size : patchSizes_) numBoundaryFaces_ += size;
   allocate(Offset(numCells_) * 2 * dim);
+  // Only periodic faces write their shift; without a periodic axis a row stands in.
+  faceShifts_ = View<Real* [3]>("kfvm::Mesh::faceShifts", isPeriodic() ? numFaces_ : 0);
+  const View<Real* [3]> shifts =
+      isPeriodic() ? faceShifts_ : View<Real* [3]>("kfvm::Mesh::noShifts", 1);
 
   View<Real*> vertices[3] = {Details::vertexView<ExecSpace>(grid, 0),
                              Details::vertexView<ExecSpace>(grid, 1),
                              Details::vertexView<ExecSpace>(grid, 2)};
-  Details::CellBuilder<ExecSpace> cells{vertices[0],
-                                        vertices[1],
-                                        vertices[2],
-                                        n[0],
-                                        n[1],
-                                        n[2],
-                                        dim,
-                                        {firstFace(0), firstFace(1), firstFace(2)},
-                                        cellVolumes_,
-                                        cellCentres_,
-                                        cellFaceOffsets_,
-                                        cellFaces_};
+  Details::CellBuilder<ExecSpace> cells{
+      vertices[0],  vertices[1],  vertices[2],
+      counts,       dim,          {firstFace(0), firstFace(1), firstFace(2)},
+      cellVolumes_, cellCentres_, cellFaceOffsets_,
+      cellFaces_};
   forEachIndex("kfvm::Mesh::buildCells", space_, numCells_, cells);
 
   for (int axis = 0; axis < dim; ++axis) {
     const auto low = static_cast<Patch>(2 * axis),
                high = static_cast<Patch>(2 * axis + 1);
     Details::FaceBuilder<ExecSpace> faces{{vertices[0], vertices[1], vertices[2]},
-                                          {n[0], n[1], n[2]},
+                                          counts,
                                           axis,
                                           firstFace(axis),
                                           patchFirstSlot(low),
@@ -219,26 +265,28 @@ Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, const ExecSpace& space)
                                           faceDistances_,
                                           faceNormals_,
                                           faceCentres_,
+                                          shifts,
                                           faceBoundarySlots_,
                                           boundaryFaces_,
                                           boundaryPatches_};
     forEachIndex("kfvm::Mesh::buildFaces", space_, facesPerAxis_[axis], faces);
   }
   Compat::fence(space_, "kfvm::Mesh::build");
+  applyCoordinates(geometry.coordinates);
 }
 
 template <class ExecSpace>
-Mesh<ExecSpace>::Mesh(const CartesianGrid& grid, Coordinates coordinates,
-                      const ExecSpace& space)
-    : Mesh(grid, space) {
+void Mesh<ExecSpace>::applyCoordinates(Coordinates coordinates) {
   if (coordinates == Coordinates::Cartesian) return;
   const int power = coordinates == Coordinates::Cylindrical ? 1 : 2;
   require(coordinates != Coordinates::Cylindrical || dimension_ <= 2,
           "a cylindrical grid is 1D (r) or 2D (r, z), got ", dimension_, "D");
   require(coordinates != Coordinates::Spherical || dimension_ == 1,
           "a spherical grid is 1D (r), got ", dimension_, "D");
-  require(grid.vertices(0).front() >= 0, "a ", coordinatesName(coordinates),
-          " grid's radius starts at r = ", grid.vertices(0).front(), " < 0");
+  require(grid_->vertices(0).front() >= 0, "a ", coordinatesName(coordinates),
+          " grid's radius starts at r = ", grid_->vertices(0).front(), " < 0");
+  require(!periodic_[0], "the radius of a ", coordinatesName(coordinates),
+          " grid cannot be periodic");
   coordinates_ = coordinates;
   forEachIndex("kfvm::Mesh::radialFaceAreas", space_, numFaces_,
                Details::RadialScaling<ExecSpace>{faceAreas_, faceCentres_, power});
@@ -258,6 +306,9 @@ const CartesianGrid& Mesh<ExecSpace>::grid() const {
       coordinatesName(coordinates_),
       " coordinates; the structured paths (matrix-free stencils, geometric "
       "multigrid) take Cartesian ones (the assembled matrix and its solvers take any)");
+  require(!isPeriodic(),
+          "this grid is periodic; the structured paths (matrix-free stencils, geometric "
+          "multigrid) are not yet (the assembled matrix and its solvers take it)");
   return *grid_;
 }
 
@@ -313,7 +364,7 @@ Ordinal Mesh<ExecSpace>::patchFirstSlot(int patch) const {
 
 template <class ExecSpace>
 bool Mesh<ExecSpace>::hasPatch(Patch patch) const {
-  return hasGridLayout() ? grid_->hasPatch(patch)
+  return hasGridLayout() ? patchSizes_[std::size_t(patch)] > 0
                          : findPatch(kfvm::patchName(patch)) >= 0;
 }
 

@@ -23,6 +23,17 @@ enum class Coordinates { Cartesian, Cylindrical, Spherical };
 /// "cartesian", "cylindrical", "spherical".
 const char* coordinatesName(Coordinates coordinates);
 
+/// How a grid's geometry is measured: its coordinates, and its periodic axes (FiPy's
+/// PeriodicGrid1D/2D/3D and the partly periodic ones). On a periodic axis the two ends
+/// are one: the faces there join the last cells to the first (no patches on that axis).
+struct GridGeometry {
+  Coordinates coordinates = Coordinates::Cartesian;
+  std::array<bool, 3> periodic{false, false, false};
+  GridGeometry(Coordinates coordinates_ = Coordinates::Cartesian,  // NOLINT: implicit
+               std::array<bool, 3> periodic_ = {false, false, false})
+      : coordinates(coordinates_), periodic(periodic_) {}
+};
+
 /// Face-based finite-volume mesh, stored in Views in ExecSpace's memory space (FiPy's
 /// model: cells, faces, and the two cells of each face), built from a Cartesian grid or
 /// from any cells (a MeshTopology: triangles, quadrilaterals, tetrahedra, hexahedra,
@@ -45,7 +56,9 @@ const char* coordinatesName(Coordinates coordinates);
 /// neighbour, and outwards on a boundary. Boundary faces are also numbered by "slot":
 /// patch by patch in the order left, right, bottom, top, back, front, and within a patch
 /// by the two other axes, the first varying fastest. Per-face boundary values use that
-/// order.
+/// order. Along a periodic axis there are n faces per line, not n + 1: face i is cell
+/// i's low face, and face 0 joins the last cell (its owner) to the first; that axis'
+/// two patches have no faces.
 template <class ExecSpace>
 class Mesh {
  public:
@@ -54,17 +67,21 @@ class Mesh {
   using View = DeviceView<DataType, ExecSpace>;
 
   explicit Mesh(const CartesianGrid& grid, const ExecSpace& space = ExecSpace());
-  /// A grid in cylindrical or spherical coordinates (Coordinates); throws kfvm::Error
-  /// for a negative radius, or a cylindrical grid in 3D or a spherical one beyond 1D.
-  Mesh(const CartesianGrid& grid, Coordinates coordinates,
+  /// A grid in cylindrical or spherical coordinates, periodic along some axes
+  /// (GridGeometry); throws kfvm::Error for a negative radius, a cylindrical grid in 3D,
+  /// a spherical one beyond 1D, a periodic radius or a periodic axis of one cell.
+  Mesh(const CartesianGrid& grid, const GridGeometry& geometry,
        const ExecSpace& space = ExecSpace());
   explicit Mesh(const MeshTopology& topology, const ExecSpace& space = ExecSpace());
 
   /// True when built from a CartesianGrid in Cartesian coordinates: the mesh of the
   /// structured fast paths (matrix-free stencils, geometric multigrid).
   bool isCartesian() const {
-    return grid_.has_value() && coordinates_ == Coordinates::Cartesian;
+    return grid_.has_value() && coordinates_ == Coordinates::Cartesian && !isPeriodic();
   }
+  /// True when some axis of the grid is periodic; isPeriodic(axis) for one axis.
+  bool isPeriodic() const { return periodic_[0] || periodic_[1] || periodic_[2]; }
+  bool isPeriodic(int axis) const { return axis >= 0 && axis < 3 && periodic_[axis]; }
   /// True when built from a CartesianGrid in any coordinates: the grid's cell, face and
   /// boundary-slot numbering (below) and its vertices (gridLayout()).
   bool hasGridLayout() const { return grid_.has_value(); }
@@ -143,17 +160,28 @@ class Mesh {
   View<const Real*> faceDistances() const {
     return faceDistances_;
   }
+  /// On a periodic grid, each face's shift: what the neighbour's centre moves by to lie
+  /// beside the owner's (the axis' length on the faces that join the ends, 0 elsewhere);
+  /// an empty View without a periodic axis. A centre difference across face f is
+  /// centre(neighbour) + shift(f) - centre(owner).
+  View<const Real* [3]> faceShifts() const {
+    return faceShifts_;
+  }
   /// Boundary slot of each face, -1 for interior faces.
-  View<const Ordinal*> faceBoundarySlots() const { return faceBoundarySlots_; }
+  View<const Ordinal*> faceBoundarySlots() const {
+    return faceBoundarySlots_;
+  }
   /// Face of each boundary slot, and the patch (as int) it lies on.
   View<const Ordinal*> boundaryFaces() const { return boundaryFaces_; }
   View<const int*> boundaryPatches() const { return boundaryPatches_; }
 
  private:
   void allocate(Ordinal numCellFaces);
+  void applyCoordinates(Coordinates coordinates);
 
   std::optional<CartesianGrid> grid_;
   Coordinates coordinates_ = Coordinates::Cartesian;
+  std::array<bool, 3> periodic_{false, false, false};
   int dimension_;
   ExecSpace space_;
   std::uint64_t id_;
@@ -175,6 +203,7 @@ class Mesh {
   View<Real* [3]> faceNormals_;
   View<Real* [3]> faceCentres_;
   View<Real*> faceDistances_;
+  View<Real* [3]> faceShifts_;
   View<Ordinal*> faceBoundarySlots_;
   View<Ordinal*> boundaryFaces_;
   View<int*> boundaryPatches_;

@@ -21,8 +21,8 @@ KOKKOS_INLINE_FUNCTION Real limitedFraction(
   const Real delta = x(down) - x(up);
   if (delta == 0) return 0;
   Real projected = 0;
-  for (int a = 0; a < 3; ++a)
-    projected += grad(up, a) * (g.cellCentres(down, a) - g.cellCentres(up, a));
+  const Real sign = F > 0 ? Real(1) : Real(-1);  // up to down: owner to neighbour or back
+  for (int a = 0; a < 3; ++a) projected += grad(up, a) * sign * g.centreStep(f, a);
   return Real(0.5) * tvdLimiter(g.scheme, 2 * projected / delta - 1);
 }
 

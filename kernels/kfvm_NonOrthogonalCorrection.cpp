@@ -31,8 +31,8 @@ struct LeastSquaresGradient {
       Real d[3], difference, weight = 1;
       if (n >= 0) {
         const Ordinal other = o == cell ? n : o;
-        for (int a = 0; a < 3; ++a)
-          d[a] = g.cellCentres(other, a) - g.cellCentres(cell, a);
+        const Real sign = o == cell ? Real(1) : Real(-1);
+        for (int a = 0; a < 3; ++a) d[a] = sign * g.centreStep(f, a);
         difference = x(other) - value;
       } else {
         const Ordinal bs = g.faceSlots(f);
@@ -110,7 +110,7 @@ struct CorrectionKernel {
       Real flux = 0;
       for (int a = 0; a < 3; ++a) {
         const Real d =
-            (n >= 0 ? g.cellCentres(n, a) : g.faceCentres(f, a)) - g.cellCentres(o, a);
+            n >= 0 ? g.centreStep(f, a) : g.faceCentres(f, a) - g.cellCentres(o, a);
         Real normal = D * g.normals(f, a);  // (Gamma n)_a
         if (hasTensor) {
           normal = 0;

@@ -67,7 +67,7 @@ struct AssemblyGeometry {
   using Mesh_ = Mesh<ExecSpace>;
   DeviceView<const Ordinal* [2], ExecSpace> faceCells;
   DeviceView<const Real*, ExecSpace> areas, distances, volumes;
-  DeviceView<const Real*[3], ExecSpace> normals, faceCentres, cellCentres;
+  DeviceView<const Real*[3], ExecSpace> normals, faceCentres, cellCentres, faceShifts;
   DeviceView<const Offset*, ExecSpace> cellFaceOffsets;
   DeviceView<const Ordinal*, ExecSpace> cellFaces, faceSlots;
   DeviceView<const Real*, ExecSpace> robinA, robinB, robinG;
@@ -88,6 +88,7 @@ struct AssemblyGeometry {
     normals = mesh.faceNormals();
     faceCentres = mesh.faceCentres();
     cellCentres = mesh.cellCentres();
+    faceShifts = mesh.faceShifts();
     cellFaceOffsets = mesh.cellFaceOffsets();
     cellFaces = mesh.cellFaces();
     faceSlots = mesh.faceBoundarySlots();
@@ -107,6 +108,13 @@ struct AssemblyGeometry {
     scheme = equation.convectionScheme();
     convectsThroughSlotsOnly = equation.convectsThroughSlotsOnly();
     convectingSlots = equation.convectingSlots();
+  }
+
+  /// Component a of the vector from the owner's centre to the neighbour's across
+  /// interior face f (the neighbour's image beside the owner on a periodic grid).
+  KOKKOS_INLINE_FUNCTION Real centreStep(Ordinal f, int a) const {
+    const Real shift = faceShifts.extent(0) > 0 ? faceShifts(f, a) : Real(0);
+    return cellCentres(faceCells(f, 1), a) + shift - cellCentres(faceCells(f, 0), a);
   }
 
   /// Distance from the owner's centre to face f, along the face normal.

@@ -28,7 +28,9 @@ except ImportError as _error:  # the package's sources without the built extensi
                       % __path__[0]) from _error
 from ._kfvm import Error, Polynomial, StepReport, BoundaryCondition
 from .mesh import (Grid1D, Grid2D, Grid3D, CylindricalGrid1D, CylindricalGrid2D,
-                   SphericalGrid1D, GmshMesh, Gmsh2D, Gmsh3D, UnstructuredMesh, FaceSet)
+                   SphericalGrid1D, PeriodicGrid1D, PeriodicGrid2D, PeriodicGrid2DLeftRight,
+                   PeriodicGrid2DTopBottom, PeriodicGrid3D, GmshMesh, Gmsh2D, Gmsh3D,
+                   UnstructuredMesh, FaceSet)
 from .variables import CellVariable, FaceVariable
 from .terms import (
     Term,

@@ -213,18 +213,23 @@ class _Grid(_Mesh):
 
     _patches = ("left", "right", "bottom", "top", "back", "front")
 
-    def __init__(self, dimension, counts, spacings, backend, coordinates=None,
-                 origin=(0.0, 0.0, 0.0)):
+    def __init__(self, dimension, counts, spacings, backend, coordinates="cartesian",
+                 origin=(0.0, 0.0, 0.0), periodic=(False, False, False)):
         module = _backend_module(backend)
         vertices = [_vertices(n, d, axis) + float(o)
                     for n, d, axis, o in zip(counts, spacings, "xyz", origin)][:dimension]
         self._vertices = vertices
-        if coordinates is None:
-            padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
+        padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
+        if coordinates == "cartesian" and not any(periodic):
             cpp = module.Mesh(*padded)
         else:
-            cpp = module.Mesh.with_coordinates(coordinates, *[list(v) for v in vertices])
+            cpp = module.Mesh.with_geometry(*padded, coordinates, [bool(p) for p in periodic])
         super().__init__(module, cpp, dimension)
+
+    @property
+    def periodic(self):
+        """Which axes are periodic (x, y, z)."""
+        return tuple(self._cpp.periodic)
 
     @property
     def coordinates(self):
@@ -363,7 +368,7 @@ class CylindricalGrid1D(_Grid):
 
     def __init__(self, dr=1.0, nr=None, origin=0.0, backend=None):
         super().__init__(1, (nr, 1, 1), (dr, 1.0, 1.0), backend, "cylindrical",
-                         (_np.ravel(origin)[0], 0.0, 0.0))
+                         (float(_np.ravel(origin)[0]), 0.0, 0.0))
 
 
 class CylindricalGrid2D(_Grid):
@@ -382,3 +387,36 @@ class SphericalGrid1D(_Grid):
     def __init__(self, dr=1.0, nr=None, origin=0.0, backend=None):
         super().__init__(1, (nr, 1, 1), (dr, 1.0, 1.0), backend, "spherical",
                          (_np.ravel(origin)[0], 0.0, 0.0))
+
+
+class PeriodicGrid1D(_Grid):
+    """FiPy's PeriodicGrid1D: nx cells of width dx, the last joined to the first (no
+    left or right patch)."""
+
+    def __init__(self, dx=1.0, nx=None, backend=None):
+        super().__init__(1, (nx, 1, 1), (dx, 1.0, 1.0), backend, periodic=(True, False, False))
+
+
+class PeriodicGrid2D(_Grid):
+    """FiPy's PeriodicGrid2D: periodic in x and y; PeriodicGrid2DLeftRight and
+    PeriodicGrid2DTopBottom are periodic along one axis."""
+
+    _axes = (True, True, False)
+
+    def __init__(self, dx=1.0, dy=1.0, nx=None, ny=None, backend=None):
+        super().__init__(2, (nx, ny, 1), (dx, dy, 1.0), backend, periodic=self._axes)
+
+
+class PeriodicGrid2DLeftRight(PeriodicGrid2D):
+    _axes = (True, False, False)
+
+
+class PeriodicGrid2DTopBottom(PeriodicGrid2D):
+    _axes = (False, True, False)
+
+
+class PeriodicGrid3D(_Grid):
+    """FiPy's PeriodicGrid3D: periodic along every axis."""
+
+    def __init__(self, dx=1.0, dy=1.0, dz=1.0, nx=None, ny=None, nz=None, backend=None):
+        super().__init__(3, (nx, ny, nz), (dx, dy, dz), backend, periodic=(True, True, True))

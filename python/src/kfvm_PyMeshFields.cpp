@@ -199,20 +199,27 @@ void bindMeshFields(py::module_& backend) {
            py::arg("xs"), py::arg("ys") = std::vector<double>{},
            py::arg("zs") = std::vector<double>{})
       .def_static(
-          "with_coordinates",
-          [](const std::string& coordinates, const std::vector<double>& xs,
-             const std::vector<double>& ys) {
-            const CartesianGrid grid = CartesianGrid::fromVertices(
-                checkedVertices(xs, "r"), checkedVertices(ys, "z"), {});
+          "with_geometry",
+          [](const std::vector<double>& xs, const std::vector<double>& ys,
+             const std::vector<double>& zs, const std::string& coordinates,
+             const std::array<bool, 3>& periodic) {
+            GridGeometry geometry(Coordinates::Cartesian, periodic);
             if (coordinates == "cylindrical")
-              return new Py(grid, Coordinates::Cylindrical);
-            require(coordinates == "spherical",
-                    "coordinates must be 'cylindrical' or "
-                    "'spherical', got '",
-                    coordinates, "'");
-            return new Py(grid, Coordinates::Spherical);
+              geometry.coordinates = Coordinates::Cylindrical;
+            else if (coordinates == "spherical")
+              geometry.coordinates = Coordinates::Spherical;
+            else
+              require(coordinates == "cartesian",
+                      "coordinates must be 'cartesian', 'cylindrical' or 'spherical', "
+                      "got '",
+                      coordinates, "'");
+            return new Py(CartesianGrid::fromVertices(checkedVertices(xs, "x"),
+                                                      checkedVertices(ys, "y"),
+                                                      checkedVertices(zs, "z")),
+                          geometry);
           },
-          py::arg("coordinates"), py::arg("rs"), py::arg("zs") = std::vector<double>{})
+          py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("coordinates"),
+          py::arg("periodic"))
       .def_static(
           "from_gmsh",
           [](const std::string& path) { return new Py(readGmshTopology(path)); },
@@ -240,6 +247,12 @@ void bindMeshFields(py::module_& backend) {
            })
       .def_property_readonly("is_cartesian",
                              [](const Py& m) { return m.value.isCartesian(); })
+      .def_property_readonly("periodic",
+                             [](const Py& m) {
+                               return std::array<bool, 3>{m.value.isPeriodic(0),
+                                                          m.value.isPeriodic(1),
+                                                          m.value.isPeriodic(2)};
+                             })
       .def_property_readonly("has_grid_layout",
                              [](const Py& m) { return m.value.hasGridLayout(); })
       .def_property_readonly(

@@ -267,3 +267,25 @@ def test_cylindrical_and_spherical_grids_take_fipys_geometry():
     assert np.allclose(sphere.faceAreas, [1.0, 1.5 ** 2, 4.0])
     with pytest.raises(kfvm.Error, match="radius starts at r = -1"):
         kfvm.CylindricalGrid1D(dr=1.0, nr=2, origin=-1.0)
+
+
+def test_periodic_grids_join_their_ends():
+    """kfvm.PeriodicGrid1D/2D(LeftRight, TopBottom)/3D: no patches on a periodic axis,
+    the low face joining the last cell to the first; a box advected once around with
+    Van Leer comes back, mass kept."""
+    mesh = kfvm.PeriodicGrid1D(dx=0.01, nx=100)
+    assert mesh.periodic == (True, False, False) and mesh.patchNames == []
+    assert mesh.numberOfFaces == 100 and list(mesh.faceCellIDs[:, 0]) == [99, 0]
+    assert kfvm.PeriodicGrid2DLeftRight(nx=3, ny=2).patchNames == ["bottom", "top"]
+    assert kfvm.PeriodicGrid2DTopBottom(nx=3, ny=2).patchNames == ["left", "right"]
+    assert kfvm.PeriodicGrid3D(nx=2, ny=2, nz=2).numberOfFaces == 24
+    phi = kfvm.CellVariable(mesh=mesh, name="phi", hasOld=True,
+                            value=np.where((mesh.x > 0.2) & (mesh.x < 0.4), 1.0, 0.0))
+    start = np.array(phi.value)
+    eq = kfvm.TransientTerm() + kfvm.VanLeerConvectionTerm(coeff=(1.0,)) == 0
+    for _ in range(500):
+        phi.updateOld()
+        eq.solve(var=phi, dt=0.002)
+    assert abs(phi.value.sum() - start.sum()) < (1e-9 if DOUBLE else 1e-3) * start.sum()
+    assert phi.value.min() > -1e-6 and phi.value.max() < 1 + 1e-6
+    assert phi.value.max() > 0.9 and abs(mesh.x[np.argmax(phi.value)] - 0.3) < 0.06

@@ -16,6 +16,9 @@ def _boundary_faces(where, grid, what):
         raise Untranslatable("%s's mask has shape %s" % (what, mask.shape))
     chosen = _np.flatnonzero(mask)
     slots = grid.boundary_slot_of_fipy_face[chosen]
+    if _np.any(slots == -2):
+        raise Untranslatable("%s on the unused end faces of a periodic grid (FiPy keeps "
+                             "them; kfvm has none)" % what)
     if _np.any(slots < 0):
         raise Untranslatable("%s on interior faces (kfvm constrains boundary faces)" % what)
     return chosen, slots

@@ -9,6 +9,12 @@ from .. import mesh as _kmesh
 #: periodic and skewed grids derive from some of them and are other geometries).
 _GRID_CLASSES = ("UniformGrid1D", "UniformGrid2D", "UniformGrid3D",
                  "NonUniformGrid1D", "NonUniformGrid2D", "NonUniformGrid3D")
+#: FiPy's periodic grids (their periodic axes are found from the faces they leave unused).
+_PERIODIC_CLASSES = ("PeriodicGrid1D", "PeriodicGrid2D", "PeriodicGrid2DLeftRight",
+                     "PeriodicGrid2DTopBottom", "PeriodicGrid3D", "PeriodicGrid3DLeftRight",
+                     "PeriodicGrid3DLeftRightTopBottom", "PeriodicGrid3DLeftRightFrontBack",
+                     "PeriodicGrid3DTopBottom", "PeriodicGrid3DTopBottomFrontBack",
+                     "PeriodicGrid3DFrontBack")
 #: FiPy's grids in cylindrical (r, r-z) and spherical (r) coordinates, by exact type, and
 #: the kfvm grid of each (x is the radius, from the FiPy mesh's first vertex).
 _CURVILINEAR_CLASSES = {
@@ -76,10 +82,12 @@ class MappedGrid:
     def __init__(self, fipy_mesh, backend=None):
         name = type(fipy_mesh).__name__
         curvilinear = _CURVILINEAR_CLASSES.get(name)
-        if name not in _GRID_CLASSES and curvilinear is None:
+        periodic = name in _PERIODIC_CLASSES
+        if name not in _GRID_CLASSES and curvilinear is None and not periodic:
             raise Untranslatable("its mesh is a FiPy %s; kfvm maps FiPy's Grid1D/2D/3D, "
-                                 "CylindricalGrid1D/2D and SphericalGrid1D (uniform or "
-                                 "not) only, until it maps general meshes" % name)
+                                 "CylindricalGrid1D/2D, SphericalGrid1D and periodic grids "
+                                 "(uniform or not) only, until it maps general meshes"
+                                 % name)
         dim = fipy_mesh.dim
         vertex_coords = _np.asarray(fipy_mesh.vertexCoords, dtype=float)
         vertices = [_np.unique(vertex_coords[a]) for a in range(dim)]
@@ -92,7 +100,34 @@ class MappedGrid:
         arguments = {}
         origin = _np.array([v[0] for v in vertices]).reshape(dim, 1)
         kfvm_origin = _np.zeros((dim, 1))  # where the kfvm grid starts
-        if curvilinear is None:
+        fipy_faces = _np.asarray(fipy_mesh.faceCenters, dtype=float) - origin
+        fipy_normals = _np.asarray(fipy_mesh.faceNormals, dtype=float)
+        local = [v - v[0] for v in vertices]
+        used = _np.ones(fipy_mesh.numberOfFaces, dtype=bool)
+        if periodic:
+            # FiPy joins the faces at a periodic axis' low end to the last cells and
+            # leaves those at its high end unused; kfvm has the joining faces only, with
+            # their centres at the high end (the last cell's side).
+            face_ids = _np.ma.filled(_np.ma.asarray(fipy_mesh.cellFaceIDs), -1)
+            used[:] = False
+            used[face_ids[face_ids >= 0]] = True
+            normal_axis = _np.argmax(_np.abs(fipy_normals), axis=0)
+            axes = []
+            for a in range(dim):
+                on_axis = normal_axis == a
+                high = on_axis & _np.isclose(fipy_faces[a], local[a][-1])
+                axes.append(bool(_np.any(high & ~used)))
+                if axes[-1]:
+                    low = on_axis & _np.isclose(fipy_faces[a], 0.0) & used
+                    fipy_faces[a, low] = local[a][-1]
+            if _np.count_nonzero(~used) == 0 or not any(axes):
+                raise Untranslatable("its periodic axes could not be found")
+            make = lambda backend, **kw: _kmesh._Grid(  # noqa: E731
+                dim, [kw["n" + a] for a in "xyz"[:dim]] + [1] * (3 - dim),
+                [kw["d" + a] for a in "xyz"[:dim]] + [1.0] * (3 - dim), backend,
+                periodic=tuple(axes) + (False,) * (3 - dim))
+            names = "xyz"
+        elif curvilinear is None:
             make = {1: _kmesh.Grid1D, 2: _kmesh.Grid2D, 3: _kmesh.Grid3D}[dim]
             names = "xyz"
         else:  # the radius is a coordinate of the geometry: the grid starts where FiPy's does
@@ -112,7 +147,6 @@ class MappedGrid:
         self.fipy = fipy_mesh
         self.dim = dim
         cells = [0.5 * (v[1:] + v[:-1]) - v[0] for v in vertices]
-        local = [v - v[0] for v in vertices]
 
         fipy_cells = _np.asarray(fipy_mesh.cellCenters, dtype=float) - origin
         self.cell_to_kfvm = _permutation(
@@ -120,16 +154,25 @@ class MappedGrid:
             _cell_keys(self.kfvm.cellCenters - kfvm_origin, cells), "cells")
         self.cells_identity = bool(_np.array_equal(self.cell_to_kfvm,
                                                    _np.arange(len(self.cell_to_kfvm))))
-        fipy_faces = _np.asarray(fipy_mesh.faceCenters, dtype=float) - origin
-        fipy_normals = _np.asarray(fipy_mesh.faceNormals, dtype=float)
-        self.face_to_kfvm = _permutation(
-            _face_keys(fipy_faces, fipy_normals, local, cells),
+        if _np.count_nonzero(used) != self.kfvm.numberOfFaces:
+            raise Untranslatable("it has %d faces in use, the kfvm grid %d" % (
+                _np.count_nonzero(used), self.kfvm.numberOfFaces))
+        #: FiPy's faces that no cell has (a periodic grid's high ends); -1 in
+        #: face_to_kfvm, -2 in boundary_slot_of_fipy_face.
+        self.used_faces = used
+        self.face_to_kfvm = _np.full(fipy_mesh.numberOfFaces, -1, dtype=_np.int64)
+        self.face_to_kfvm[used] = _permutation(
+            _face_keys(fipy_faces[:, used], fipy_normals[:, used], local, cells),
             _face_keys(self.kfvm.faceCenters - kfvm_origin, self.kfvm.faceNormals, local,
                        cells), "faces")
         #: kfvm's face normals (owner to neighbour, outward on the boundary) in FiPy's
         #: face order: a FiPy face vector dotted with them is kfvm's normal component.
-        self.kfvm_normals_in_fipy_order = self.kfvm.faceNormals[:, self.face_to_kfvm]
-        self.boundary_slot_of_fipy_face = self.kfvm._faceSlots[self.face_to_kfvm]
+        self.kfvm_normals_in_fipy_order = _np.zeros((dim, fipy_mesh.numberOfFaces))
+        self.kfvm_normals_in_fipy_order[:, used] = \
+            self.kfvm.faceNormals[:, self.face_to_kfvm[used]]
+        self.boundary_slot_of_fipy_face = _np.full(fipy_mesh.numberOfFaces, -2,
+                                                   dtype=_np.int64)
+        self.boundary_slot_of_fipy_face[used] = self.kfvm._faceSlots[self.face_to_kfvm[used]]
 
     def cells_to_kfvm(self, values):
         """FiPy cell values in kfvm's order."""
@@ -144,8 +187,11 @@ class MappedGrid:
         return values if self.cells_identity else values[self.cell_to_kfvm]
 
     def faces_to_kfvm(self, values):
-        out = _np.empty_like(values)
-        out[self.face_to_kfvm] = values
+        """FiPy face values (along the first axis) in kfvm's order; those of unused faces
+        dropped."""
+        values = _np.asarray(values)
+        out = _np.empty((self.kfvm.numberOfFaces,) + values.shape[1:], dtype=values.dtype)
+        out[self.face_to_kfvm[self.used_faces]] = values[self.used_faces]
         return out
 
 

@@ -1,3 +1,4 @@
+#include <detail/kfvm_MeshIds.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>

@@ -86,6 +86,9 @@ class Mesh {
   /// boundary-slot numbering (below) and its vertices (gridLayout()).
   bool hasGridLayout() const { return grid_.has_value(); }
   Coordinates coordinates() const { return coordinates_; }
+  /// A general mesh's centres and distances (MeshTopology's GeometryConvention);
+  /// Centroids on a grid.
+  GeometryConvention geometryConvention() const { return convention_; }
   /// The Cartesian grid; throws kfvm::Error on a general mesh or in other coordinates.
   const CartesianGrid& grid() const;
   /// The grid a mesh was built from, in any coordinates (numbering, vertices, output);
@@ -182,6 +185,7 @@ class Mesh {
   std::optional<CartesianGrid> grid_;
   Coordinates coordinates_ = Coordinates::Cartesian;
   std::array<bool, 3> periodic_{false, false, false};
+  GeometryConvention convention_ = GeometryConvention::Centroids;
   int dimension_;
   ExecSpace space_;
   std::uint64_t id_;

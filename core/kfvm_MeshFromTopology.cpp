@@ -1,5 +1,6 @@
 // Mesh<ExecSpace> built from a MeshTopology: connectivity on the host, geometry on the
 // device (face areas, normals and centroids, cell volumes and centroids, distances).
+#include <detail/kfvm_MeshIds.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
@@ -11,8 +12,6 @@
 namespace kfvm {
 
 namespace Details {
-
-std::uint64_t nextMeshId();
 
 template <class T, class ExecSpace>
 DeviceView<T*, ExecSpace> upload(const std::string& label, const std::vector<T>& values) {
@@ -56,6 +55,7 @@ struct FaceGeometry {
   DeviceView<const Ordinal* [2], ExecSpace> faceCells;
   DeviceView<const Real* [3], ExecSpace> apex;
   int dimension;
+  bool fipy;  // GeometryConvention::FiPy: the centre is the mean of the nodes
   DeviceView<Real*, ExecSpace> areas;
   DeviceView<Real*[3], ExecSpace> normals, centres;
 
@@ -91,7 +91,7 @@ struct FaceGeometry {
         }
         weight += a;
       }
-      for (int d = 0; d < 3; ++d) C[d] = weight > 0 ? C[d] / weight : mean[d];
+      for (int d = 0; d < 3; ++d) C[d] = weight > 0 && !fipy ? C[d] / weight : mean[d];
     }
     const Real area = Compat::sqrt(S[0] * S[0] + S[1] * S[1] + S[2] * S[2]);
     const Ordinal owner = faceCells(f, 0);
@@ -117,6 +117,7 @@ struct CellGeometry {
   DeviceView<const Real*, ExecSpace> areas;
   DeviceView<const Real*[3], ExecSpace> normals, faceCentres, apex;
   int dimension;
+  bool fipy;  // GeometryConvention::FiPy: the centre is the mean of the face centres
   DeviceView<Real*, ExecSpace> volumes;
   DeviceView<Real* [3], ExecSpace> centres;
   DeviceView<int*, ExecSpace> bad;
@@ -140,6 +141,14 @@ struct CellGeometry {
     volumes(c) = volume;
     for (int a = 0; a < 3; ++a)
       centres(c, a) = volume > 0 ? moment[a] / volume : apex(c, a);
+    if (fipy) {
+      const Offset first = cellFaceOffsets(c), last = cellFaceOffsets(c + 1);
+      for (int a = 0; a < 3; ++a) {
+        Real sum = 0;
+        for (Offset i = first; i < last; ++i) sum += faceCentres(cellFaces(i), a);
+        centres(c, a) = sum / Real(last - first);
+      }
+    }
     bad(c) = degenerate || !(volume > 0);
   }
 };
@@ -147,11 +156,13 @@ struct CellGeometry {
 /// A face's distance: the vector from the owner's centroid to the neighbour's (to the
 /// face's centroid on the boundary) projected on the face normal (OpenFOAM's
 /// non-orthogonal delta), at least 0.05 of its length. On orthogonal faces this is the
-/// distance between the centroids (FiPy's).
+/// distance between the centroids (FiPy's). GeometryConvention::FiPy: the vector's
+/// length.
 template <class ExecSpace>
 struct FaceDistance {
   DeviceView<const Ordinal* [2], ExecSpace> faceCells;
   DeviceView<const Real*[3], ExecSpace> cellCentres, faceCentres, normals;
+  bool fipy;
   DeviceView<Real*, ExecSpace> distances;
 
   KOKKOS_FUNCTION void operator()(Ordinal f) const {
@@ -163,7 +174,9 @@ struct FaceDistance {
       projected += d * normals(f, a);
     }
     length = Compat::sqrt(length);
-    distances(f) = projected > Real(0.05) * length ? projected : Real(0.05) * length;
+    distances(f) = fipy                              ? length
+                   : projected > Real(0.05) * length ? projected
+                                                     : Real(0.05) * length;
   }
 };
 
@@ -219,22 +232,25 @@ Mesh<ExecSpace>::Mesh(const MeshTopology& topology, const ExecSpace& space)
   Kokkos::deep_copy(nodes_, hostNodes);
 
   // Geometry, on the device.
+  convention_ = topology.geometryConvention();
+  const bool fipy = convention_ == GeometryConvention::FiPy;
   View<Real* [3]> apex("kfvm::Mesh::cellApex", numCells_);
   forEachIndex("kfvm::Mesh::cellApex", space_, numCells_,
                Details::CellApex<ExecSpace>{nodes_, faceNodeOffsets_, cellFaceOffsets_,
                                             faceNodes_, cellFaces_, apex});
   forEachIndex("kfvm::Mesh::faceGeometry", space_, numFaces_,
                Details::FaceGeometry<ExecSpace>{nodes_, faceNodeOffsets_, faceNodes_,
-                                                faceCells_, apex, dimension_, faceAreas_,
-                                                faceNormals_, faceCentres_});
+                                                faceCells_, apex, dimension_, fipy,
+                                                faceAreas_, faceNormals_, faceCentres_});
   View<int*> bad("kfvm::Mesh::badCells", numCells_);
   forEachIndex("kfvm::Mesh::cellGeometry", space_, numCells_,
-               Details::CellGeometry<ExecSpace>{
-                   cellFaceOffsets_, cellFaces_, faceCells_, faceAreas_, faceNormals_,
-                   faceCentres_, apex, dimension_, cellVolumes_, cellCentres_, bad});
+               Details::CellGeometry<ExecSpace>{cellFaceOffsets_, cellFaces_, faceCells_,
+                                                faceAreas_, faceNormals_, faceCentres_,
+                                                apex, dimension_, fipy, cellVolumes_,
+                                                cellCentres_, bad});
   forEachIndex("kfvm::Mesh::faceDistances", space_, numFaces_,
                Details::FaceDistance<ExecSpace>{faceCells_, cellCentres_, faceCentres_,
-                                                faceNormals_, faceDistances_});
+                                                faceNormals_, fipy, faceDistances_});
   Compat::fence(space_, "kfvm::Mesh::geometry");
   const auto hostBad = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
   for (Ordinal cell = 0; cell < numCells_; ++cell) {

@@ -12,6 +12,20 @@ namespace kfvm {
 /// First-order cell shapes, their nodes in Gmsh's order.
 enum class CellShape { Triangle, Quadrilateral, Tetrahedron, Hexahedron, Prism, Pyramid };
 
+/// Where a Mesh built from a MeshTopology puts its cell and face centres, and how it
+/// measures the distance across a face.
+enum class GeometryConvention {
+  /// Cell and face centroids; a face's distance is the vector between its cells'
+  /// centroids projected on its normal (OpenFOAM's; the non-orthogonal correction
+  /// supplies the rest).
+  Centroids,
+  /// FiPy's general meshes: a face's centre is the mean of its nodes, a cell's the mean
+  /// of its faces' centres, a face's distance the length of the vector between its
+  /// cells' centres (to the face centre on the boundary). The same as Centroids on
+  /// triangles and tetrahedra whose faces are normal to the lines between centres.
+  FiPy
+};
+
 /// The dimension of a cell shape (2 or 3).
 int cellShapeDimension(CellShape shape);
 /// The number of nodes of a cell shape.
@@ -68,6 +82,10 @@ class MeshTopology {
   /// patch face that is not on the boundary or on two patches, or a mesh without cells.
   Connectivity connect() const;
 
+  /// The convention the Mesh built from this topology follows (Centroids unless set).
+  void setGeometryConvention(GeometryConvention convention) { convention_ = convention; }
+  GeometryConvention geometryConvention() const { return convention_; }
+
   /// The label given to a cell ("cell 3" or "cell 3 (element 17)"), for errors.
   std::string describeCell(Ordinal cell) const;
 
@@ -85,6 +103,7 @@ class MeshTopology {
   std::vector<std::vector<Ordinal>> patchFaceNodes_;  // flat: a count, then the nodes
   std::vector<std::string> regionNames_;
   std::vector<int> cellRegions_;
+  GeometryConvention convention_ = GeometryConvention::Centroids;
 };
 
 }  // namespace kfvm

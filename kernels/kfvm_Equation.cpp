@@ -291,6 +291,10 @@ Equation<ExecSpace>& Equation<ExecSpace>::explicitConvection(
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusionCorrection(DiffusionCorrection scheme,
                                                               CellGradient gradient) {
+  require(scheme == DiffusionCorrection::None ||
+              mesh().geometryConvention() == GeometryConvention::Centroids,
+          "the non-orthogonal correction needs a mesh of GeometryConvention::Centroids "
+          "(distances projected on the normals); this one follows FiPy's");
   correction_ = scheme;
   correctionGradient_ = gradient;
   return *this;

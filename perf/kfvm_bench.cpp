@@ -25,6 +25,7 @@
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_MatrixFreeOperator.hpp>
 #include <kfvm_MatrixOperator.hpp>
+#include <kfvm_MeshGenerators.hpp>
 #include <kfvm_StencilOperator.hpp>
 #include <kfvm_SystemInfo.hpp>
 
@@ -113,44 +114,13 @@ void fillWavy(kfvm::CellField<Space>& phi, const kfvm::Mesh<Space>& mesh) {
       });
 }
 
-/// The unit cube in n^3 cubes, each cut into the 6 tetrahedra around its diagonal
-/// (Kuhn), cells in lattice order; its sides are one patch, "boundary".
-kfvm::MeshTopology tetrahedra(int n) {
-  using kfvm::Ordinal;
-  const auto node = [n](int i, int j, int k) {
-    return Ordinal(i + (n + 1) * (j + (n + 1) * k));
-  };
-  std::vector<std::array<double, 3>> nodes;
-  for (int k = 0; k <= n; ++k)
-    for (int j = 0; j <= n; ++j)
-      for (int i = 0; i <= n; ++i)
-        nodes.push_back({double(i) / n, double(j) / n, double(k) / n});
-  kfvm::MeshTopology topology(3, std::move(nodes));
-  const int paths[6][2] = {{1, 2}, {1, 5}, {3, 2}, {3, 7}, {4, 5}, {4, 7}};
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const Ordinal v[8] = {node(i, j, k),
-                              node(i + 1, j, k),
-                              node(i + 1, j + 1, k),
-                              node(i, j + 1, k),
-                              node(i, j, k + 1),
-                              node(i + 1, j, k + 1),
-                              node(i + 1, j + 1, k + 1),
-                              node(i, j + 1, k + 1)};
-        for (const auto& p : paths)
-          topology.addCell(kfvm::CellShape::Tetrahedron, {v[0], v[p[0]], v[p[1]], v[6]});
-      }
-  return topology;
-}
-
 template <class Space>
 std::vector<Result> benchmarkSize(int n, int repeat, bool solves, bool tets) {
   using namespace kfvm;
   std::vector<Result> results;
   const double S = sizeof(Real);
   const auto start = std::chrono::steady_clock::now();
-  Mesh<Space> mesh = tets ? Mesh<Space>(tetrahedra(n))
+  Mesh<Space> mesh = tets ? Mesh<Space>(cutCubeMesh(n, CubeCut::Tetrahedra))
                           : Mesh<Space>(CartesianGrid::uniform3D(n, n, n, 1, 1, 1));
   if (tets)
     std::printf(

@@ -1,5 +1,7 @@
 #include "kfvm_TestMeshes.hpp"
 
+#include <kfvm_MeshGenerators.hpp>
+
 #include <kfvm_Patch.hpp>
 
 #include <cmath>
@@ -170,72 +172,8 @@ MshText crossedTriangles(int n, int layers) {
 }
 
 MeshTopology cutCubes(int n, bool pyramids, double distortion) {
-  std::vector<Point> nodes;
-  for (int k = 0; k <= n; ++k) {
-    for (int j = 0; j <= n; ++j) {
-      for (int i = 0; i <= n; ++i)
-        nodes.push_back({double(i) / n, double(j) / n, double(k) / n});
-    }
-  }
-  const auto id = [&](int i, int j, int k) {
-    return Ordinal(i + (n + 1) * (j + (n + 1) * k));
-  };
-  const Ordinal corners = Ordinal(nodes.size());
-  for (int c = 0; pyramids && c < n * n * n; ++c) {
-    const int i = c % n, j = (c / n) % n, k = c / (n * n);
-    nodes.push_back({(i + 0.5) / n, (j + 0.5) / n, (k + 0.5) / n});
-  }
-  const std::vector<Point> lattice =
-      nodes;  // the sides are found on the undistorted nodes
-  for (auto& x : nodes) x = distorted(x, distortion);
-  MeshTopology topology(3, nodes);
-  for (int k = 0; k < n; ++k) {
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) {
-        const Ordinal v[8] = {id(i, j, k),
-                              id(i + 1, j, k),
-                              id(i + 1, j + 1, k),
-                              id(i, j + 1, k),
-                              id(i, j, k + 1),
-                              id(i + 1, j, k + 1),
-                              id(i + 1, j + 1, k + 1),
-                              id(i, j + 1, k + 1)};
-        if (pyramids) {
-          const Ordinal apex = corners + i + n * (j + n * k);
-          const int faces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
-                                   {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
-          for (const auto& f : faces)
-            topology.addCell(CellShape::Pyramid,
-                             {v[f[0]], v[f[1]], v[f[2]], v[f[3]], apex});
-        } else {
-          // The paths from corner 0 to 6 along three edges.
-          const int paths[6][2] = {{1, 2}, {1, 5}, {3, 2}, {3, 7}, {4, 5}, {4, 7}};
-          for (const auto& p : paths) {
-            const std::vector<Ordinal> tet{v[0], v[p[0]], v[p[1]], v[6]};
-            topology.addCell(CellShape::Tetrahedron, tet);
-            const int faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
-            for (const auto& f : faces) {
-              for (int axis = 0; axis < 3; ++axis) {
-                for (int side = 0; side < 2; ++side) {
-                  bool on = true;
-                  for (int m : f)
-                    on = on &&
-                         lattice[std::size_t(tet[std::size_t(m)])][std::size_t(axis)] ==
-                             side;
-                  if (on)
-                    topology.addBoundaryFace(
-                        patchName(static_cast<Patch>(2 * axis + side)),
-                        {tet[std::size_t(f[0])], tet[std::size_t(f[1])],
-                         tet[std::size_t(f[2])]});
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  return topology;
+  return cutCubeMesh(n, pyramids ? CubeCut::Pyramids : CubeCut::Tetrahedra,
+                     [distortion](const Point& x) { return distorted(x, distortion); });
 }
 
 }  // namespace kfvm::Test

@@ -44,9 +44,8 @@ MshText crossedTriangles(int n, int layers);
 /// amount * sin(2 pi x) sin(2 pi y) sin(2 pi z) with its own phase.
 Point distorted(const Point& x, double amount);
 
-/// The unit cube in n^3 cubes, each cut into 6 tetrahedra around its main diagonal
-/// (Kuhn; the sides named left ... front) or into 6 pyramids from its centre (one patch,
-/// "boundary"), the nodes then distorted().
+/// cutCubeMesh (kfvm_MeshGenerators.hpp) of 6 tetrahedra or 6 pyramids a cube, the
+/// nodes then distorted().
 MeshTopology cutCubes(int n, bool pyramids, double distortion = 0);
 
 }  // namespace kfvm::Test

@@ -150,7 +150,7 @@ TEST(UnstructuredMesh, TetrahedraAndPyramidsCloseAndFillTheCube) {
     std::sort(names.begin(), names.end());
     const std::vector<std::string> sides{"back", "bottom", "front",
                                          "left", "right",  "top"};
-    EXPECT_EQ(names, pyramids ? std::vector<std::string>{"boundary"} : sides);
+    EXPECT_EQ(names, sides);
     const auto volumes = toHost(mesh.cellVolumes());
     const auto centres =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
@@ -303,6 +303,53 @@ TEST(UnstructuredMesh, EveryCentroidLiesInItsOwnCell) {
   EXPECT_EQ(cellContaining(mesh, {1.5, 0.5, 0.5}), -1);
   // A cube's corner belongs to several cells: the first of them.
   EXPECT_EQ(cellContaining(mesh, {0, 0, 0}), 0);
+}
+
+}  // namespace
+}  // namespace kfvm::Test
+
+namespace kfvm::Test {
+namespace {
+
+TEST(UnstructuredMesh, FiPyConventionTakesFiPysCentresAndDistances) {
+  // Two quadrilaterals that are not parallelograms, sharing the face (1, 4):
+  // nodes 0 (0,0) 1 (2,0) 2 (3,0) 3 (0,1) 4 (1,2) 5 (3,1). FiPy's centre of a cell is
+  // the mean of its faces' midpoints, its distance the length between the centres.
+  const std::vector<std::array<double, 3>> nodes{{0, 0, 0}, {2, 0, 0}, {3, 0, 0},
+                                                 {0, 1, 0}, {1, 2, 0}, {3, 1, 0}};
+  const auto build = [&](GeometryConvention convention) {
+    MeshTopology topology(2, nodes);
+    topology.addPolygon({0, 1, 4, 3});
+    topology.addPolygon({1, 2, 5, 4});
+    topology.setGeometryConvention(convention);
+    return Mesh<Space>(topology);
+  };
+  const Mesh<Space> fipy = build(GeometryConvention::FiPy);
+  const Mesh<Space> centroids = build(GeometryConvention::Centroids);
+  EXPECT_EQ(fipy.geometryConvention(), GeometryConvention::FiPy);
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fipy.cellCentres());
+  // Cell 0: midpoints (1,0), (1.5,1), (0.5,1.5), (0,0.5): mean (0.75, 0.75).
+  // Cell 1: midpoints (2.5,0), (3,0.5), (2,1.5), (1.5,1): mean (2.25, 0.75).
+  EXPECT_NEAR(centres(0, 0), 0.75, tolerance(1e-15));
+  EXPECT_NEAR(centres(0, 1), 0.75, tolerance(1e-15));
+  EXPECT_NEAR(centres(1, 0), 2.25, tolerance(1e-15));
+  EXPECT_NEAR(centres(1, 1), 0.75, tolerance(1e-15));
+  const auto cells =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fipy.faceCells());
+  const auto distances = toHost(fipy.faceDistances());
+  const auto projected = toHost(centroids.faceDistances());
+  for (Ordinal f = 0; f < fipy.numFaces(); ++f) {
+    if (cells(f, 1) < 0) continue;
+    EXPECT_NEAR(distances[std::size_t(f)], 1.5,
+                tolerance(1e-15));              // |(2.25,.75)-(.75,.75)|
+    EXPECT_LT(projected[std::size_t(f)], 1.5);  // the centroids' projection on the normal
+  }
+  // The same volumes either way (exact polygon areas: 2.5 and 2).
+  EXPECT_EQ(toHost(fipy.cellVolumes()), toHost(centroids.cellVolumes()));
+  Equation<Space> equation(fipy);
+  expectError([&] { equation.diffusionCorrection(DiffusionCorrection::OverRelaxed); },
+              {"needs a mesh of GeometryConvention::Centroids"});
 }
 
 }  // namespace

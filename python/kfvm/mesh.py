@@ -322,9 +322,11 @@ class UnstructuredMesh(_General):
     """A mesh from nodes (shape (points, dim)) and cells, each a list of node indices: in
     2D polygons (nodes in order around them), in 3D tetrahedra (4), pyramids (5), prisms
     (6) or hexahedra (8) in Gmsh's node order. patches: {name: [face nodes, ...]}; the
-    boundary faces on no patch form the patch "boundary"."""
+    boundary faces on no patch form the patch "boundary". convention: "centroids"
+    (cell and face centroids, distances projected on the normals) or "fipy" (FiPy's
+    centres and centre-to-centre distances: GeometryConvention::FiPy)."""
 
-    def __init__(self, nodes, cells, patches=None, backend=None):
+    def __init__(self, nodes, cells, patches=None, backend=None, convention="centroids"):
         module = _backend_module(backend)
         nodes = _np.asarray(nodes, dtype=float)
         if nodes.ndim != 2 or nodes.shape[1] not in (2, 3):
@@ -336,7 +338,8 @@ class UnstructuredMesh(_General):
         cells = [[int(n) for n in cell] for cell in cells]
         patches = {str(k): [[int(n) for n in face] for face in v]
                    for k, v in (patches or {}).items()}
-        cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches)
+        cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches,
+                                     str(convention))
         super().__init__(module, cpp, dimension)
 
 

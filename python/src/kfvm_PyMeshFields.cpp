@@ -161,8 +161,12 @@ template <class Space>
 PyMesh<Space>* meshFromCells(
     int dimension, const std::vector<std::array<double, 3>>& nodes,
     const std::vector<std::vector<Ordinal>>& cells,
-    const std::map<std::string, std::vector<std::vector<Ordinal>>>& patches) {
+    const std::map<std::string, std::vector<std::vector<Ordinal>>>& patches,
+    const std::string& convention) {
   MeshTopology topology(dimension, nodes);
+  require(convention == "centroids" || convention == "fipy",
+          "convention must be 'centroids' or 'fipy', got '", convention, "'");
+  if (convention == "fipy") topology.setGeometryConvention(GeometryConvention::FiPy);
   for (std::size_t c = 0; c < cells.size(); ++c) {
     const auto& cell = cells[c];
     if (dimension == 2) {
@@ -231,7 +235,8 @@ void bindMeshFields(py::module_& backend) {
           },
           py::arg("path"), py::arg("dimension"))
       .def_static("from_cells", &meshFromCells<Space>, py::arg("dimension"),
-                  py::arg("nodes"), py::arg("cells"), py::arg("patches"))
+                  py::arg("nodes"), py::arg("cells"), py::arg("patches"),
+                  py::arg("convention") = "centroids")
       .def_property_readonly("dimension", [](const Py& m) { return m.value.dimension(); })
       .def_property_readonly(
           "cell_counts", [](const Py& m) { return m.value.gridLayout().cellCounts(); })
@@ -285,6 +290,18 @@ void bindMeshFields(py::module_& backend) {
              return regions;
            })
       .def("nodes", [](const Py& m) { return copyRowsToNumpy(m.value.nodes()); })
+      .def("face_node_offsets",
+           [](const Py& m) {
+             auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                             m.value.faceNodeOffsets());
+             return std::vector<Offset>(host.data(), host.data() + host.extent(0));
+           })
+      .def("face_nodes",
+           [](const Py& m) {
+             auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                             m.value.faceNodes());
+             return std::vector<Ordinal>(host.data(), host.data() + host.extent(0));
+           })
       .def(
           "cell_containing",
           [](const Py& m, const std::array<double, 3>& point) {

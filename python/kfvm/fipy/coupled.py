@@ -168,7 +168,7 @@ def _vector_parts(term, var, grid):
         raise Untranslatable("the variable is a CellVariable of shape %s" % (var.shape,))
     n = var.elementshape[0]
     cells = grid.kfvm.numberOfCells
-    faces = grid.kfvm.numberOfFaces
+    faces = grid.fipy_faces
     transient = term._getTransientGeomCoeff(var)
     diffusion = term._getDiffusionGeomCoeff(var)
     all_parts = [_new_parts(n) for _ in range(n)]
@@ -213,7 +213,7 @@ class CoupledTranslation:
             raise Untranslatable("it couples %d variables (kfvm's CoupledSystem takes at "
                                  "most %d)" % (n, MAX_VARIABLES))
         cells = grid.kfvm.numberOfCells
-        faces = grid.kfvm.numberOfFaces
+        faces = grid.fipy_faces
         self.blocks = {}
         self.forms = {}
         self.sources = []

@@ -145,6 +145,7 @@ class MappedGrid:
             arguments["d" + axis] = spacings[a]
         self.kfvm = make(backend=backend, **arguments)
         self.fipy = fipy_mesh
+        self.fipy_faces = fipy_mesh.numberOfFaces  # the length of FiPy's face arrays
         self.dim = dim
         cells = [0.5 * (v[1:] + v[:-1]) - v[0] for v in vertices]
 
@@ -198,11 +199,25 @@ class MappedGrid:
 _grids = {}
 
 
+def _map(fipy_mesh, backend):
+    """A FiPy grid (Cartesian, cylindrical, spherical or periodic) as a MappedGrid; any
+    other 2D FiPy mesh as a MappedGeneral."""
+    name = type(fipy_mesh).__name__
+    if name in _GRID_CLASSES or name in _PERIODIC_CLASSES or name in _CURVILINEAR_CLASSES:
+        return MappedGrid(fipy_mesh, backend)
+    from fipy.meshes.mesh2D import Mesh2D
+    if isinstance(fipy_mesh, Mesh2D):
+        from .general_meshes import MappedGeneral
+        return MappedGeneral(fipy_mesh, backend)
+    return MappedGrid(fipy_mesh, backend)  # refuses it, naming the class
+
+
 def mapped_grid(fipy_mesh, backend=None):
-    """The MappedGrid of a FiPy mesh, built once per mesh and backend."""
+    """The MappedGrid (or MappedGeneral) of a FiPy mesh, built once per mesh and
+    backend."""
     key = (id(fipy_mesh), backend)
     entry = _grids.get(key)
     if entry is None or entry[0] is not fipy_mesh:
-        entry = (fipy_mesh, MappedGrid(fipy_mesh, backend))
+        entry = (fipy_mesh, _map(fipy_mesh, backend))
         _grids[key] = entry
     return entry[1]

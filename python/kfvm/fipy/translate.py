@@ -117,7 +117,7 @@ def face_coefficient(coeff, grid, what):
     axis, so a diagonal tensor is G_aa on the faces normal to axis a, exactly. An
     off-diagonal part (anisotropic diffusion) is not translated."""
     dim = grid.dim
-    faces = grid.kfvm.numberOfFaces
+    faces = grid.fipy_faces
     value = coeff.value if isinstance(coeff, _Variable) else coeff
     try:
         array = _np.asarray(value, dtype=float)
@@ -219,7 +219,7 @@ class Translation:
     def __init__(self, term, var, grid):
         self.grid = grid
         cells = grid.kfvm.numberOfCells
-        faces = grid.kfvm.numberOfFaces
+        faces = grid.fipy_faces
         parts = {"transient": [], "diffusion": [], "implicit": [], "source": [],
                  "convection": [], "explicit-diffusion": [], "explicit-convection": []}
         schemes = set()
@@ -349,7 +349,7 @@ class Translation:
                                      "sign (+div(grad div(grad phi)) against the time "
                                      "derivative)")
             return (Value(constant=D), Value(constant=kappa), inner_sign)
-        faces = self.grid.kfvm.numberOfFaces
+        faces = self.grid.fipy_faces
 
         def on_faces(coefficient):  # FiPy's face values: an array, or one value
             value = _evaluate(coefficient, faces, what + " on the faces")
@@ -391,7 +391,7 @@ class Translation:
     def _velocity(self, coeff, grid):
         """A convection coefficient: a constant vector, or (dim, faces) face vectors."""
         dim = grid.dim
-        faces = grid.kfvm.numberOfFaces
+        faces = grid.fipy_faces
         if isinstance(coeff, _Variable):
             array = _np.asarray(coeff.value, dtype=float)
             constant = False
@@ -415,7 +415,7 @@ class Translation:
             padded[:len(u)] = u
             return Value(constant=tuple(float(x) for x in padded))
         grid = self.grid
-        total = _np.zeros((grid.dim, grid.kfvm.numberOfFaces))
+        total = _np.zeros((grid.dim, grid.fipy_faces))
         for v in values:
             total = total + (_np.asarray(v.constant).reshape(-1, 1) if v.is_constant
                              else v.array)

@@ -1,0 +1,117 @@
+"""FiPy's general 2D meshes (Tri2D, Gmsh2D, SkewedGrid2D, any Mesh2D) as kfvm general
+meshes with FiPy's own geometry (GeometryConvention::FiPy), cell for cell and face for
+face."""
+
+import numpy as _np
+
+from .. import mesh as _kmesh
+from .meshes import Untranslatable, _permutation
+
+
+def _pair_keys(first, second, nodes):
+    """An integer per face of two nodes, whatever their order."""
+    low, high = _np.minimum(first, second), _np.maximum(first, second)
+    return low.astype(_np.int64) * nodes + high
+
+
+def _bandwidth_order(fipy_mesh):
+    """FiPy's cells in reverse Cuthill-McKee order (scipy's, when scipy is there): FiPy
+    numbers a Tri2D's triangles by kind, far from their neighbours, and ILU(0), kfvm's
+    stand-in for FiPy's LU, stalls on that order (FiPy's exponential1D/tri2D: 4000 cells
+    in a column, residual 6e-4 after 2000 GMRES iterations); with neighbours near each
+    other in the matrix it converges."""
+    cells = fipy_mesh.numberOfCells
+    try:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import reverse_cuthill_mckee
+    except ImportError:
+        return _np.arange(cells)
+    pairs = _np.ma.filled(_np.ma.asarray(fipy_mesh.faceCellIDs), -1)
+    inner = (pairs[0] >= 0) & (pairs[1] >= 0)
+    a, b = pairs[0, inner], pairs[1, inner]
+    graph = coo_matrix((_np.ones(2 * len(a)), (_np.concatenate([a, b]),
+                                               _np.concatenate([b, a]))),
+                       shape=(cells, cells)).tocsr()
+    return _np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=_np.int64)
+
+
+class MappedGeneral:
+    """A kfvm general mesh of a FiPy 2D mesh: the same nodes and cells (FiPy's cell i is
+    kfvm's cell_to_kfvm[i], cells renumbered for a narrow matrix), FiPy's centres and
+    distances; face_to_kfvm[f] is the kfvm face of FiPy's face f.
+    Its geometry is checked against FiPy's: where it differs (beyond round-off) the mesh
+    is not translated."""
+
+    def __init__(self, fipy_mesh, backend=None):
+        name = type(fipy_mesh).__name__
+        if fipy_mesh.dim != 2:
+            raise Untranslatable("its mesh is a %dD FiPy %s; kfvm maps FiPy's general "
+                                 "meshes in 2D" % (fipy_mesh.dim, name))
+        vertices = _np.asarray(fipy_mesh.vertexCoords, dtype=float).T
+        ordered = _np.ma.asarray(fipy_mesh._orderedCellVertexIDs)
+        order = _bandwidth_order(fipy_mesh)  # kfvm's cell k is FiPy's cell order[k]
+        cells = [[int(v) for v in ordered[:, c].compressed()] for c in order]
+        try:
+            self.kfvm = _kmesh.UnstructuredMesh(vertices, cells, backend=backend,
+                                                convention="fipy")
+        except Exception as error:  # kfvm refuses the mesh (a degenerate cell, ...)
+            raise Untranslatable("kfvm cannot build its mesh: %s" % error) from None
+        self.fipy = fipy_mesh
+        self.fipy_faces = fipy_mesh.numberOfFaces
+        self.dim = 2
+        if self.kfvm.numberOfFaces != fipy_mesh.numberOfFaces:
+            raise Untranslatable("it has %d faces, kfvm's mesh of its cells %d" % (
+                fipy_mesh.numberOfFaces, self.kfvm.numberOfFaces))
+        nodes = len(vertices)
+        face_vertices = _np.ma.filled(_np.ma.asarray(fipy_mesh.faceVertexIDs), -1)
+        offsets = _np.asarray(self.kfvm._cpp.face_node_offsets())
+        kfvm_nodes = _np.asarray(self.kfvm._cpp.face_nodes())
+        if _np.any(_np.diff(offsets) != 2) or face_vertices.shape[0] != 2:
+            raise Untranslatable("its faces are not segments")
+        self.face_to_kfvm = _permutation(
+            _pair_keys(face_vertices[0], face_vertices[1], nodes),
+            _pair_keys(kfvm_nodes[offsets[:-1]], kfvm_nodes[offsets[:-1] + 1], nodes),
+            "faces")
+        self.cell_to_kfvm = _np.empty(fipy_mesh.numberOfCells, dtype=_np.int64)
+        self.cell_to_kfvm[order] = _np.arange(fipy_mesh.numberOfCells)
+        self.cells_identity = bool(_np.array_equal(order, _np.arange(len(order))))
+        self.used_faces = _np.ones(fipy_mesh.numberOfFaces, dtype=bool)
+        self.kfvm_normals_in_fipy_order = self.kfvm.faceNormals[:, self.face_to_kfvm]
+        self.boundary_slot_of_fipy_face = self.kfvm._faceSlots[self.face_to_kfvm]
+        self._check_geometry()
+
+    def _check_geometry(self):
+        """FiPy's cell volumes and centres, face areas and distances, to round-off."""
+        fipy, kfvm, f, c = self.fipy, self.kfvm, self.face_to_kfvm, self.cell_to_kfvm
+        scale = float(_np.max(_np.ptp(_np.asarray(fipy.vertexCoords), axis=1)))
+        pairs = [
+            ("cell volumes", fipy.cellVolumes, kfvm.cellVolumes[c], scale ** 2),
+            ("cell centres", fipy.cellCenters, kfvm.cellCenters[:, c], scale),
+            ("face areas", fipy._faceAreas, kfvm.faceAreas[f], scale),
+            ("face distances", fipy._cellDistances,
+             _np.asarray(kfvm._cpp.face_distances())[f], scale),
+        ]
+        for what, theirs, ours, size in pairs:
+            theirs = _np.asarray(getattr(theirs, "value", theirs), dtype=float)
+            if not _np.allclose(ours, theirs, rtol=1e-9, atol=1e-12 * size):
+                raise Untranslatable("kfvm's %s of its mesh differ from FiPy's (by up to "
+                                     "%.3g)" % (what, _np.max(_np.abs(ours - theirs))))
+
+    def cells_to_kfvm(self, values):
+        """FiPy cell values in kfvm's order."""
+        if self.cells_identity:
+            return values
+        out = _np.empty_like(values)
+        out[self.cell_to_kfvm] = values
+        return out
+
+    def cells_from_kfvm(self, values):
+        """kfvm cell values in FiPy's order."""
+        return values if self.cells_identity else values[self.cell_to_kfvm]
+
+    def faces_to_kfvm(self, values):
+        """FiPy face values (along the first axis) in kfvm's order."""
+        values = _np.asarray(values)
+        out = _np.empty_like(values)
+        out[self.face_to_kfvm] = values
+        return out

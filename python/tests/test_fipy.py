@@ -368,13 +368,35 @@ def test_plain_subclasses_of_cell_variable_run_on_kfvm():
     assert modular["where"] == "fipy" and "ModularVariable" in modular["reason"]
 
 
-def test_other_meshes_fall_back():
-    mesh = fipy.Tri2D(nx=3, ny=3)
+def test_general_2d_meshes_take_fipys_geometry():
+    """Tri2D and a SkewedGrid2D (quadrilaterals that are not parallelograms, where FiPy's
+    centres are not the centroids) run on kfvm and give FiPy's answer."""
+    for make in (lambda: fipy.Tri2D(nx=4, ny=3),
+                 lambda: fipy.SkewedGrid2D(nx=5, ny=4, rand=0.2)):
+        answers = []
+        for on in (False, True):
+            (kf.activate if on else kf.deactivate)()
+            np.random.seed(7)
+            mesh = make()
+            phi = CellVariable(mesh=mesh, value=0.0)
+            phi.constrain(1.0, mesh.facesLeft)
+            phi.constrain(0.0, mesh.facesRight)
+            (DiffusionTerm(1.0 + mesh.faceCenters[1]) == 0).solve(
+                var=phi, solver=fipy.LinearLUSolver(tolerance=TIGHT))
+            answers.append(np.array(phi.value))
+        assert relative(*answers) < 1e-9
+    kf.activate()
+    assert {row["where"] for row in kf.report()} == {"kfvm"}, kf.report()
+
+
+def test_3d_general_meshes_fall_back():
+    left = Grid3D(nx=2, ny=2, nz=2)
+    mesh = left + (Grid3D(nx=2, ny=2, nz=2) + ((2.0,), (0.0,), (0.0,)))  # a FiPy Mesh
     phi = CellVariable(mesh=mesh, value=0.0)
     phi.constrain(1.0, mesh.facesLeft)
     DiffusionTerm(1.0).solve(var=phi)
     (row,) = kf.report()
-    assert row["where"] == "fipy" and "Tri2D" in row["reason"]
+    assert row["where"] == "fipy" and "3D" in row["reason"], row
 
 
 @pytest.mark.parametrize("solver_class", ["LinearCGSolver", "LinearGMRESSolver",

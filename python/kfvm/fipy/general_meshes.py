@@ -5,13 +5,35 @@ face."""
 import numpy as _np
 
 from .. import mesh as _kmesh
-from .meshes import Untranslatable, _permutation
+from .meshes import MappedMesh, Untranslatable, _permutation
 
 
 def _pair_keys(first, second, nodes):
     """An integer per face of two nodes, whatever their order."""
     low, high = _np.minimum(first, second), _np.maximum(first, second)
     return low.astype(_np.int64) * nodes + high
+
+
+def _cell_polygons(fipy_mesh):
+    """Each cell's vertices in order around it, chained from its faces (FiPy's own
+    _orderedCellVertexIDs repeats vertices on some meshes, e.g. SkewedGrid2D)."""
+    face_ids = _np.ma.filled(_np.ma.asarray(fipy_mesh.cellFaceIDs), -1).T
+    segments = _np.ma.filled(_np.ma.asarray(fipy_mesh.faceVertexIDs), -1).T
+    polygons = []
+    for c, faces in enumerate(face_ids):
+        left = [tuple(int(v) for v in segments[f]) for f in faces if f >= 0]
+        chain = list(left.pop(0))
+        while left:
+            end = chain[-1]
+            match = next((k for k, (a, b) in enumerate(left) if end in (a, b)), None)
+            if match is None:
+                raise Untranslatable("cell %d's faces do not close around it" % c)
+            a, b = left.pop(match)
+            chain.append(b if a == end else a)
+        if chain[-1] != chain[0]:
+            raise Untranslatable("cell %d's faces do not close around it" % c)
+        polygons.append(chain[:-1])
+    return polygons
 
 
 def _bandwidth_order(fipy_mesh):
@@ -35,7 +57,7 @@ def _bandwidth_order(fipy_mesh):
     return _np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=_np.int64)
 
 
-class MappedGeneral:
+class MappedGeneral(MappedMesh):
     """A kfvm general mesh of a FiPy 2D mesh: the same nodes and cells (FiPy's cell i is
     kfvm's cell_to_kfvm[i], cells renumbered for a narrow matrix), FiPy's centres and
     distances; face_to_kfvm[f] is the kfvm face of FiPy's face f.
@@ -48,9 +70,9 @@ class MappedGeneral:
             raise Untranslatable("its mesh is a %dD FiPy %s; kfvm maps FiPy's general "
                                  "meshes in 2D" % (fipy_mesh.dim, name))
         vertices = _np.asarray(fipy_mesh.vertexCoords, dtype=float).T
-        ordered = _np.ma.asarray(fipy_mesh._orderedCellVertexIDs)
+        polygons = _cell_polygons(fipy_mesh)
         order = _bandwidth_order(fipy_mesh)  # kfvm's cell k is FiPy's cell order[k]
-        cells = [[int(v) for v in ordered[:, c].compressed()] for c in order]
+        cells = [polygons[c] for c in order]
         try:
             self.kfvm = _kmesh.UnstructuredMesh(vertices, cells, backend=backend,
                                                 convention="fipy")
@@ -96,22 +118,3 @@ class MappedGeneral:
             if not _np.allclose(ours, theirs, rtol=1e-9, atol=1e-12 * size):
                 raise Untranslatable("kfvm's %s of its mesh differ from FiPy's (by up to "
                                      "%.3g)" % (what, _np.max(_np.abs(ours - theirs))))
-
-    def cells_to_kfvm(self, values):
-        """FiPy cell values in kfvm's order."""
-        if self.cells_identity:
-            return values
-        out = _np.empty_like(values)
-        out[self.cell_to_kfvm] = values
-        return out
-
-    def cells_from_kfvm(self, values):
-        """kfvm cell values in FiPy's order."""
-        return values if self.cells_identity else values[self.cell_to_kfvm]
-
-    def faces_to_kfvm(self, values):
-        """FiPy face values (along the first axis) in kfvm's order."""
-        values = _np.asarray(values)
-        out = _np.empty_like(values)
-        out[self.face_to_kfvm] = values
-        return out

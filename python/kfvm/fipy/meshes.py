@@ -71,7 +71,35 @@ def _permutation(source_keys, target_keys, what):
     return p
 
 
-class MappedGrid:
+class MappedMesh:
+    """What the translation reads of a FiPy mesh mapped onto a kfvm mesh: kfvm (the
+    mesh), fipy, dim, fipy_faces, cell_to_kfvm (FiPy's cell i is kfvm's cell_to_kfvm[i]),
+    cells_identity, face_to_kfvm (-1 for FiPy faces kfvm does not have), used_faces,
+    kfvm_normals_in_fipy_order and boundary_slot_of_fipy_face; and the maps of values
+    below (MappedGrid, MappedGeneral)."""
+
+    def cells_to_kfvm(self, values):
+        """FiPy cell values in kfvm's order."""
+        if self.cells_identity:
+            return values
+        out = _np.empty_like(values)
+        out[self.cell_to_kfvm] = values
+        return out
+
+    def cells_from_kfvm(self, values):
+        """kfvm cell values in FiPy's order."""
+        return values if self.cells_identity else values[self.cell_to_kfvm]
+
+    def faces_to_kfvm(self, values):
+        """FiPy face values (along the first axis) in kfvm's order; those of unused faces
+        dropped."""
+        values = _np.asarray(values)
+        out = _np.empty((self.kfvm.numberOfFaces,) + values.shape[1:], dtype=values.dtype)
+        out[self.face_to_kfvm[self.used_faces]] = values[self.used_faces]
+        return out
+
+
+class MappedGrid(MappedMesh):
     """A kfvm grid with FiPy's mesh's cells and faces, and the maps between them.
 
     cell_to_kfvm[i] is the kfvm cell of FiPy's cell i (the identity on FiPy's grids,
@@ -174,26 +202,6 @@ class MappedGrid:
         self.boundary_slot_of_fipy_face = _np.full(fipy_mesh.numberOfFaces, -2,
                                                    dtype=_np.int64)
         self.boundary_slot_of_fipy_face[used] = self.kfvm._faceSlots[self.face_to_kfvm[used]]
-
-    def cells_to_kfvm(self, values):
-        """FiPy cell values in kfvm's order."""
-        if self.cells_identity:
-            return values
-        out = _np.empty_like(values)
-        out[self.cell_to_kfvm] = values
-        return out
-
-    def cells_from_kfvm(self, values):
-        """kfvm cell values in FiPy's order."""
-        return values if self.cells_identity else values[self.cell_to_kfvm]
-
-    def faces_to_kfvm(self, values):
-        """FiPy face values (along the first axis) in kfvm's order; those of unused faces
-        dropped."""
-        values = _np.asarray(values)
-        out = _np.empty((self.kfvm.numberOfFaces,) + values.shape[1:], dtype=values.dtype)
-        out[self.face_to_kfvm[self.used_faces]] = values[self.used_faces]
-        return out
 
 
 _grids = {}

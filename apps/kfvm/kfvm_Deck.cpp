@@ -266,10 +266,10 @@ void readOutput(TableReader& output, Deck& deck) {
   deck.pngEvery = output.integer("png_every", 0, 0, 100000000);
   if (deck.png && deck.dimension < 2)
     output.error(output.find("png"), "png", "PNG snapshots need a 2D or 3D mesh");
-  if (deck.png && !deck.isCartesian())
+  if (deck.png && !deck.isCartesian() && deck.dimension == 3)
     output.error(output.find("png"), "png",
-                 "PNG snapshots of a Gmsh mesh are not built yet: write VTK (vtk = true) "
-                 "and view the .vtu files");
+                 "PNG snapshots of a 3D Gmsh mesh are not built (2D ones are): write VTK "
+                 "(vtk = true) and view the .vtu files");
   if (const toml::node* probes = output.find("probe")) {
     const toml::array* array = probes->as_array();
     if (!array || !array->is_array_of_tables())

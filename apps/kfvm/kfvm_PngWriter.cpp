@@ -67,32 +67,13 @@ std::array<unsigned char, 3> viridis(double t) {
   return colour;
 }
 
-void writeFieldPng(const std::string& path, const CartesianGrid& grid,
-                   const std::vector<double>& values) {
-  require(grid.dimension() >= 2, "PNG output needs a 2D or 3D mesh, '", path, "' is 1D");
-  require(values.size() == std::size_t(grid.numCells()), "PNG '", path,
-          "': ", values.size(), " values for ", grid.numCells(), " cells");
-  const int nx = grid.cells(0), ny = grid.cells(1), nz = grid.cells(2);
-  const std::size_t sliceStart = std::size_t(nz / 2) * nx * ny;  // middle z slice
-  double low = values[sliceStart], high = values[sliceStart];
-  for (std::size_t c = sliceStart; c < sliceStart + std::size_t(nx) * ny; ++c) {
-    low = std::min(low, values[c]);
-    high = std::max(high, values[c]);
-  }
-  const int longer = std::max(nx, ny);
-  const int scale = longer >= 512 ? 1 : 512 / longer;
-  const int plotW = nx * scale, plotH = ny * scale, margin = 10, bar = 20, font = 2;
-  Image image(margin + plotW + 2 * margin + bar + margin + 12 * 4 * font + margin,
-              std::max(plotH, 60) + 2 * margin);
-  const double range = high > low ? high - low : 1;
-  for (int py = 0; py < plotH; ++py) {
-    const int j = ny - 1 - py / scale;  // y up
-    for (int px = 0; px < plotW; ++px) {
-      const int i = px / scale;
-      image.set(margin + px, margin + py,
-                viridis((values[sliceStart + std::size_t(j) * nx + i] - low) / range));
-    }
-  }
+namespace {
+
+/// The colour bar beside a plot of plotW x plotH pixels at (margin, margin), labelled
+/// with high and low, and the image encoded and written to path.
+void finishAndWrite(Image& image, int plotW, int plotH, int margin, double low,
+                    double high, const std::string& path) {
+  const int bar = 20, font = 2;
   const int barX = margin + plotW + 2 * margin;
   for (int py = 0; py < plotH; ++py)
     for (int px = 0; px < bar; ++px)
@@ -111,6 +92,100 @@ void writeFieldPng(const std::string& path, const CartesianGrid& grid,
                                  image.rgb.data(), image.width * 3) != 0,
           "cannot encode PNG '", path, "'");
   writeFileAtomically(path, png);
+}
+
+/// An image with room for a plot of plotW x plotH pixels and its colour bar.
+Image plotImage(int plotW, int plotH, int margin) {
+  const int bar = 20, font = 2;
+  return Image(margin + plotW + 2 * margin + bar + margin + 12 * 4 * font + margin,
+               std::max(plotH, 60) + 2 * margin);
+}
+
+}  // namespace
+
+void writeFieldPng(const std::string& path, const CartesianGrid& grid,
+                   const std::vector<double>& values) {
+  require(grid.dimension() >= 2, "PNG output needs a 2D or 3D mesh, '", path, "' is 1D");
+  require(values.size() == std::size_t(grid.numCells()), "PNG '", path,
+          "': ", values.size(), " values for ", grid.numCells(), " cells");
+  const int nx = grid.cells(0), ny = grid.cells(1), nz = grid.cells(2);
+  const std::size_t sliceStart = std::size_t(nz / 2) * nx * ny;  // middle z slice
+  double low = values[sliceStart], high = values[sliceStart];
+  for (std::size_t c = sliceStart; c < sliceStart + std::size_t(nx) * ny; ++c) {
+    low = std::min(low, values[c]);
+    high = std::max(high, values[c]);
+  }
+  const int longer = std::max(nx, ny);
+  const int scale = longer >= 512 ? 1 : 512 / longer;
+  const int plotW = nx * scale, plotH = ny * scale, margin = 10;
+  Image image = plotImage(plotW, plotH, margin);
+  const double range = high > low ? high - low : 1;
+  for (int py = 0; py < plotH; ++py) {
+    const int j = ny - 1 - py / scale;  // y up
+    for (int px = 0; px < plotW; ++px) {
+      const int i = px / scale;
+      image.set(margin + px, margin + py,
+                viridis((values[sliceStart + std::size_t(j) * nx + i] - low) / range));
+    }
+  }
+  finishAndWrite(image, plotW, plotH, margin, low, high, path);
+}
+
+void writePolygonsPng(const std::string& path, const std::vector<Polygon>& cells,
+                      const std::vector<double>& values) {
+  require(!cells.empty(), "PNG '", path, "': no cells");
+  require(values.size() == cells.size(), "PNG '", path, "': ", values.size(),
+          " values for ", cells.size(), " cells");
+  double box[2][2] = {{cells[0].at(0)[0], cells[0].at(0)[0]},
+                      {cells[0].at(0)[1], cells[0].at(0)[1]}};  // [axis][low, high]
+  for (const auto& cell : cells) {
+    require(cell.size() >= 3, "PNG '", path, "': a cell of ", cell.size(), " corners");
+    for (const auto& p : cell)
+      for (int a = 0; a < 2; ++a) {
+        box[a][0] = std::min(box[a][0], p[std::size_t(a)]);
+        box[a][1] = std::max(box[a][1], p[std::size_t(a)]);
+      }
+  }
+  const double width = box[0][1] - box[0][0], height = box[1][1] - box[1][0];
+  require(width > 0 && height > 0, "PNG '", path, "': the cells cover no area");
+  const double pixel = std::max(width, height) / 512;  // 512 pixels along the longer side
+  const int plotW = std::max(1, int(std::ceil(width / pixel))),
+            plotH = std::max(1, int(std::ceil(height / pixel))), margin = 10;
+  Image image = plotImage(plotW, plotH, margin);
+  const double low = *std::min_element(values.begin(), values.end());
+  const double high = *std::max_element(values.begin(), values.end());
+  const double range = high > low ? high - low : 1;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const Polygon& cell = cells[c];
+    double lo[2] = {cell[0][0], cell[0][1]}, hi[2] = {lo[0], lo[1]};
+    for (const auto& p : cell)
+      for (int a = 0; a < 2; ++a) {
+        lo[a] = std::min(lo[a], p[std::size_t(a)]);
+        hi[a] = std::max(hi[a], p[std::size_t(a)]);
+      }
+    const auto colour = viridis((values[c] - low) / range);
+    // Every pixel whose centre lies inside the cell (even-odd crossings), y up.
+    const int x0 = std::max(0, int((lo[0] - box[0][0]) / pixel)),
+              x1 = std::min(plotW - 1, int((hi[0] - box[0][0]) / pixel));
+    const int y0 = std::max(0, int((box[1][1] - hi[1]) / pixel)),
+              y1 = std::min(plotH - 1, int((box[1][1] - lo[1]) / pixel));
+    for (int py = y0; py <= y1; ++py) {
+      const double y = box[1][1] - (py + 0.5) * pixel;
+      for (int px = x0; px <= x1; ++px) {
+        const double x = box[0][0] + (px + 0.5) * pixel;
+        bool inside = false;
+        for (std::size_t k = 0, m = cell.size() - 1; k < cell.size(); m = k++) {
+          const auto& a = cell[k];
+          const auto& b = cell[m];
+          if ((a[1] > y) != (b[1] > y) &&
+              x < (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1]) + a[0])
+            inside = !inside;
+        }
+        if (inside) image.set(margin + px, margin + py, colour);
+      }
+    }
+  }
+  finishAndWrite(image, plotW, plotH, margin, low, high, path);
 }
 
 }  // namespace kfvm::app

@@ -20,6 +20,17 @@ std::array<unsigned char, 3> viridis(double t);
 void writeFieldPng(const std::string& path, const CartesianGrid& grid,
                    const std::vector<double>& values);
 
+/// A cell of a 2D general mesh for writePolygonsPng: its corners (x, y) in order.
+using Polygon = std::vector<std::array<double, 2>>;
+
+/// Writes a field on the cells of a 2D general mesh as a PNG: the cells rasterized (a
+/// pixel takes the value of the cell holding its centre; 512 pixels along the longer
+/// side of the cells' bounding box, y up; pixels in no cell stay white) beside the same
+/// colour bar as writeFieldPng. Throws kfvm::Error for a size mismatch, a cell of fewer
+/// than 3 corners, cells of no area or a file that cannot be written.
+void writePolygonsPng(const std::string& path, const std::vector<Polygon>& cells,
+                      const std::vector<double>& values);
+
 }  // namespace kfvm::app
 
 #endif

@@ -3,6 +3,7 @@
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_Expression.hpp"
 
+#include <kfvm_CellPolygons.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_PointLocation.hpp>
 #include <kfvm_VtkUnstructured.hpp>
@@ -233,9 +234,14 @@ void RunOutput::writePng(int step) {
       whole.assign(values.data(), values.data() + values.extent(0));
     }
     onEveryRank(ranks_, [&] {
-      if (writes_)
+      if (!writes_) return;
+      if (ranks_ || mesh_.isCartesian()) {
         writeFieldPng(directory_ + "/" + name, ranks_ ? *ranks_->grid : mesh_.grid(),
                       whole);
+        return;
+      }
+      if (polygons_.empty()) polygons_ = cellPolygons(mesh_);  // once, on the host
+      writePolygonsPng(directory_ + "/" + name, polygons_, whole);
     });
     log::debug("wrote %s/%s", directory_.c_str(), name.c_str());
   }

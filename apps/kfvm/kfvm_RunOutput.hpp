@@ -155,6 +155,7 @@ class RunOutput {
   AppendFile csv_, probes_;
   std::ostringstream row_;  // one CSV row at a time
   std::vector<Ordinal> probeCells_;
+  std::vector<std::vector<std::array<double, 2>>> polygons_;  // a Gmsh mesh's, for PNGs
   int written_ = 0, pngs_ = 0, records_ = 0, killAtRecord_ = 0;
 };
 

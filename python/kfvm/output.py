@@ -60,9 +60,17 @@ class VtkSeries:
 
 
 def write_png(path, variable):
-    """A 2D variable (or the middle z slice of a 3D one) as a PNG with a colour bar."""
+    """A 2D variable (or the middle z slice of a 3D grid's) as a PNG with a colour bar;
+    on a 2D general mesh its cells rasterized."""
     (variable,) = _cell_variables([variable], "write_png")
     mesh = variable.mesh
+    if not mesh._cpp.has_grid_layout:
+        if mesh.dim != 2:
+            raise _kfvm.Error("write_png: PNG snapshots of 3D general meshes are not built "
+                              "(write_vtk writes them)")
+        _kfvm.write_polygons_png(str(path), mesh._cpp.cell_polygons(),
+                                 list(map(float, variable.value)))
+        return
     vertices = [list(mesh.vertices(a)) for a in range(mesh.dim)] + [[]] * (3 - mesh.dim)
     _kfvm.write_png(str(path), *vertices, list(map(float, variable.value)))
 

@@ -5,6 +5,7 @@
 
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
+#include <kfvm_CellPolygons.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_GmshMesh.hpp>
 #include <kfvm_PointLocation.hpp>
@@ -290,6 +291,7 @@ void bindMeshFields(py::module_& backend) {
              return regions;
            })
       .def("nodes", [](const Py& m) { return copyRowsToNumpy(m.value.nodes()); })
+      .def("cell_polygons", [](const Py& m) { return cellPolygons(m.value); })
       .def("face_node_offsets",
            [](const Py& m) {
              auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),

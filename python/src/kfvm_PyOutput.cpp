@@ -102,6 +102,18 @@ void bindSharedOutput(py::module_& module) {
           py::arg("x"), py::arg("y"), py::arg("z"), py::arg("t") = 0.0);
 
   module.def(
+      "write_polygons_png",
+      [](const std::string& path, const std::vector<app::Polygon>& cells,
+         const std::vector<double>& values) {
+#ifdef KFVM_HAVE_PNG
+        app::writePolygonsPng(path, cells, values);
+#else
+        (void)cells, (void)values;
+        fail("cannot write '", path, "': this kfvm was built without stb (libstb-dev)");
+#endif
+      },
+      py::arg("path"), py::arg("cells"), py::arg("values"));
+  module.def(
       "write_png",
       [](const std::string& path, const std::vector<double>& xs,
          const std::vector<double>& ys, const std::vector<double>& zs,

@@ -289,3 +289,22 @@ def test_periodic_grids_join_their_ends():
     assert abs(phi.value.sum() - start.sum()) < (1e-9 if DOUBLE else 1e-3) * start.sum()
     assert phi.value.min() > -1e-6 and phi.value.max() < 1 + 1e-6
     assert phi.value.max() > 0.9 and abs(mesh.x[np.argmax(phi.value)] - 0.3) < 0.06
+
+
+@pytest.mark.skipif(not kfvm._kfvm.has_decks, reason="built without decks (no PNG writer)")
+def test_png_snapshot_of_a_general_mesh(tmp_path):
+    """write_png rasterizes a 2D general mesh's cells (a 3D one is refused)."""
+    from conftest import DECKS
+    mesh = kfvm.GmshMesh(str(DECKS / "meshes" / "channel.msh"))
+    phi = kfvm.CellVariable(mesh=mesh, value=mesh.x, name="phi")
+    path = tmp_path / "phi.png"
+    try:
+        kfvm.write_png(path, phi)
+    except kfvm.Error as error:
+        if "without stb" in str(error):
+            pytest.skip(str(error))
+        raise
+    assert open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    tets = kuhn_tetrahedra(1)
+    with pytest.raises(kfvm.Error, match="3D general meshes"):
+        kfvm.write_png(tmp_path / "tets.png", kfvm.CellVariable(mesh=tets, value=1.0))

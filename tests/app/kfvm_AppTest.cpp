@@ -249,6 +249,35 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   EXPECT_EQ(readFile(path), before);
 }
 
+// A square cut by its diagonal into two triangles of values 0 (lower right) and 1
+// (upper left): pixels below the diagonal take viridis(0), above it viridis(1), and the
+// bar is the grids'.
+TEST(Png, GeneralMeshCellsAreRasterized) {
+  const std::vector<Polygon> cells{{{0, 0}, {2, 0}, {2, 2}}, {{0, 0}, {2, 2}, {0, 2}}};
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kfvm-app-test-triangles.png").string();
+  writePolygonsPng(path, cells, {0.0, 1.0});
+  int width = 0, height = 0, channels = 0;
+  unsigned char* pixels = stbi_load(path.c_str(), &width, &height, &channels, 3);
+  ASSERT_NE(pixels, nullptr);
+  auto at = [&](int x, int y) {
+    const unsigned char* p = pixels + (std::size_t(y) * width + x) * 3;
+    return std::array<unsigned char, 3>{p[0], p[1], p[2]};
+  };
+  const int margin = 10;  // 512 x 512 plot pixels, y up
+  EXPECT_EQ(height, 512 + 2 * margin);
+  EXPECT_EQ(at(margin + 400, margin + 400), viridis(0));  // x = 1.56, y = 0.43
+  EXPECT_EQ(at(margin + 100, margin + 100), viridis(1));  // x = 0.39, y = 1.61
+  EXPECT_EQ(at(margin + 512 + 2 * margin + 5, margin), viridis(1));
+  stbi_image_free(pixels);
+  EXPECT_TRUE(contains(errorOf([&] { writePolygonsPng(path, cells, {1.0}); }),
+                       "1 values for 2 cells"));
+  EXPECT_TRUE(contains(errorOf([&] {
+                         writePolygonsPng(path, {{{0, 0}, {1, 1}}}, {1.0});
+                       }),
+                       "a cell of 2 corners"));
+}
+
 /// A deck file in the scratch folder holding text; returns its path.
 std::string writeDeck(const std::string& name, const std::string& text) {
   const std::string path = scratch(name);

@@ -210,6 +210,22 @@ TEST(DurableFile, SealsRefuseDamagedTruncatedAndUnsealedFiles) {
   EXPECT_TRUE(contains(errorOf([&] { sealFile(path); }), "No space left on device"));
 }
 
+/// A PNG file read back as RGB pixels.
+struct PngPixels {
+  int width = 0, height = 0, channels = 0;
+  unsigned char* pixels = nullptr;
+  explicit PngPixels(const std::string& path)
+      : pixels(stbi_load(path.c_str(), &width, &height, &channels, 3)) {}
+  ~PngPixels() { stbi_image_free(pixels); }
+  PngPixels(const PngPixels&) = delete;
+  PngPixels& operator=(const PngPixels&) = delete;
+  bool loaded() const { return pixels != nullptr; }
+  std::array<unsigned char, 3> at(int x, int y) const {
+    const unsigned char* p = pixels + (std::size_t(y) * width + x) * 3;
+    return {p[0], p[1], p[2]};
+  }
+};
+
 // A 2D field rising along x: the left column has the minimum's colour, the right the
 // maximum's, the colour bar runs from viridis(1) at the top to viridis(0) at the bottom.
 TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
@@ -220,13 +236,12 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   const std::string path =
       (std::filesystem::temp_directory_path() / "kfvm-app-test-snapshot.png").string();
   writeFieldPng(path, grid, values);
-  int width = 0, height = 0, channels = 0;
-  unsigned char* pixels = stbi_load(path.c_str(), &width, &height, &channels, 3);
-  ASSERT_NE(pixels, nullptr);
-  auto at = [&](int x, int y) {
-    const unsigned char* p = pixels + (std::size_t(y) * width + x) * 3;
-    return std::array<unsigned char, 3>{p[0], p[1], p[2]};
+  const PngPixels image(path);
+  ASSERT_TRUE(image.loaded());
+  const auto at = [&](int x, int y) {
+    return image.at(x, y);
   };
+  const int height = image.height;
   const int scale = 512 / 8, margin = 10;  // 64 pixels per cell
   EXPECT_EQ(height, 4 * scale + 2 * margin);
   EXPECT_EQ(at(margin + 5, margin + 5), viridis(0));  // cell (0, 3): the minimum, 0
@@ -236,7 +251,6 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   const int barX = margin + 8 * scale + 2 * margin;
   EXPECT_EQ(at(barX + 5, margin), viridis(1));
   EXPECT_EQ(at(barX + 5, margin + 4 * scale - 1), viridis(0));
-  stbi_image_free(pixels);
   EXPECT_THROW(writeFieldPng(path, CartesianGrid::uniform1D(4, 1.0), {1, 2, 3, 4}),
                Error);
   EXPECT_THROW(writeFieldPng("/no/such/folder/x.png", grid, values), Error);
@@ -257,19 +271,17 @@ TEST(Png, GeneralMeshCellsAreRasterized) {
   const std::string path =
       (std::filesystem::temp_directory_path() / "kfvm-app-test-triangles.png").string();
   writePolygonsPng(path, cells, {0.0, 1.0});
-  int width = 0, height = 0, channels = 0;
-  unsigned char* pixels = stbi_load(path.c_str(), &width, &height, &channels, 3);
-  ASSERT_NE(pixels, nullptr);
-  auto at = [&](int x, int y) {
-    const unsigned char* p = pixels + (std::size_t(y) * width + x) * 3;
-    return std::array<unsigned char, 3>{p[0], p[1], p[2]};
+  const PngPixels image(path);
+  ASSERT_TRUE(image.loaded());
+  const auto at = [&](int x, int y) {
+    return image.at(x, y);
   };
+  const int height = image.height;
   const int margin = 10;  // 512 x 512 plot pixels, y up
   EXPECT_EQ(height, 512 + 2 * margin);
   EXPECT_EQ(at(margin + 400, margin + 400), viridis(0));  // x = 1.56, y = 0.43
   EXPECT_EQ(at(margin + 100, margin + 100), viridis(1));  // x = 0.39, y = 1.61
   EXPECT_EQ(at(margin + 512 + 2 * margin + 5, margin), viridis(1));
-  stbi_image_free(pixels);
   EXPECT_TRUE(contains(errorOf([&] { writePolygonsPng(path, cells, {1.0}); }),
                        "1 values for 2 cells"));
   EXPECT_TRUE(contains(errorOf([&] {

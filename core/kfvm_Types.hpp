@@ -39,6 +39,12 @@ using Vector = DeviceView<Real*, ExecSpace>;
 template <class ExecSpace>
 using DeviceScalar = Kokkos::View<double, typename ExecSpace::memory_space>;
 
+/// Where entry T[a][b] of a symmetric 3x3 tensor sits among its 6 stored components, in
+/// Voigt order: xx, yy, zz, yz, xz, xy (TensorField, TensorCoefficient).
+KOKKOS_INLINE_FUNCTION int symmetricIndex(int a, int b) {
+  return a == b ? a : 6 - a - b;
+}
+
 /// A device copy of a host array (set-up data: row lists, structures), labelled.
 template <class T, class ExecSpace>
 DeviceView<T*, ExecSpace> copyToDevice(const std::vector<T>& host,

@@ -23,13 +23,13 @@ void cellGradients(const Equation<ExecSpace>& equation, const CellField<ExecSpac
                                                    Details::GradientBoundary::Robin});
     return;
   }
-  Details::LeastSquaresGradient<ExecSpace> leastSquares{
-      g, phi.values(), gradient, mesh.dimension(), equation.hasDiffusionTensor(), {}};
-  for (int a = 0; a < 3; ++a) {
-    for (int b = 0; b < 3; ++b)
-      leastSquares.gamma[a][b] =
-          equation.diffusionTensor()[std::size_t(a)][std::size_t(b)];
-  }
+  const Details::LeastSquaresGradient<ExecSpace> leastSquares{
+      g,
+      phi.values(),
+      gradient,
+      mesh.dimension(),
+      equation.hasDiffusionTensor(),
+      equation.diffusionTensor()};
   forEachCell("kfvm::cellGradients::leastSquares", mesh, leastSquares);
 }
 

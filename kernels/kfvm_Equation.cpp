@@ -66,70 +66,6 @@ Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const CellField<ExecSpace>& 
   return *this;
 }
 
-namespace Details {
-
-/// n.Gamma.n on every face of a mesh.
-template <class ExecSpace>
-struct TensorNormalNormal {
-  DeviceView<const Real* [3], ExecSpace> normals;
-  Real gamma[3][3];
-  DeviceView<Real*, ExecSpace> values;
-
-  KOKKOS_FUNCTION void operator()(Ordinal f) const {
-    Real sum = 0;
-    for (int a = 0; a < 3; ++a) {
-      for (int b = 0; b < 3; ++b) sum += normals(f, a) * gamma[a][b] * normals(f, b);
-    }
-    values(f) = sum;
-  }
-};
-
-}  // namespace Details
-
-template <class ExecSpace>
-Equation<ExecSpace>& Equation<ExecSpace>::diffusion(
-    const std::array<std::array<Real, 3>, 3>& tensor) {
-  const int dim = mesh_.dimension();
-  std::array<std::array<Real, 3>, 3> gamma{};
-  for (int a = 0; a < dim; ++a) {
-    for (int b = 0; b < dim; ++b) {
-      const Real value = tensor[std::size_t(a)][std::size_t(b)];
-      require(std::isfinite(value), "diffusion tensor entry [", a, "][", b, "] is ",
-              value);
-      const Real other = tensor[std::size_t(b)][std::size_t(a)];
-      require(
-          std::abs(value - other) <= Real(1e-12) * (std::abs(value) + std::abs(other)),
-          "diffusion tensor is not symmetric: [", a, "][", b, "] = ", value, ", [", b,
-          "][", a, "] = ", other);
-      gamma[std::size_t(a)][std::size_t(b)] = value;
-    }
-  }
-  // Positive definite: the leading minors (Sylvester) over the mesh's dimensions.
-  const auto& g = gamma;
-  const Real minors[3] = {g[0][0], g[0][0] * g[1][1] - g[0][1] * g[1][0],
-                          g[0][0] * (g[1][1] * g[2][2] - g[1][2] * g[2][1]) -
-                              g[0][1] * (g[1][0] * g[2][2] - g[1][2] * g[2][0]) +
-                              g[0][2] * (g[1][0] * g[2][1] - g[1][1] * g[2][0])};
-  for (int k = 0; k < dim; ++k)
-    require(minors[k] > 0, "diffusion tensor is not positive definite (its ", k + 1, "x",
-            k + 1, " leading minor is ", minors[k], ")");
-  Details::TensorNormalNormal<ExecSpace> form{mesh_.faceNormals(), {}, {}};
-  for (int a = 0; a < 3; ++a) {
-    for (int b = 0; b < 3; ++b) form.gamma[a][b] = gamma[std::size_t(a)][std::size_t(b)];
-  }
-  form.values = DeviceView<Real*, ExecSpace>("kfvm::Equation::tensorNormalNormal",
-                                             mesh_.numFaces());
-  forEachIndex("kfvm::Equation::tensorNormalNormal", mesh_.space(), mesh_.numFaces(),
-               form);
-  nonlinearDiffusion_ = false;
-  D_ = Coefficient<ExecSpace>{0, form.values};
-  diffusionPerFace_ = true;
-  diffusionSign_ = DiffusionSign::NonNegative;
-  tensor_ = gamma;
-  hasTensor_ = true;
-  return *this;
-}
-
 template <class ExecSpace>
 Equation<ExecSpace>& Equation<ExecSpace>::diffusion(const FaceField<ExecSpace>& D) {
   return diffusion(D, DiffusionSign::NonNegative);
@@ -457,6 +393,7 @@ struct NonlinearUpdate {
 
 template <class ExecSpace>
 void Equation<ExecSpace>::updateNonlinear(const CellField<ExecSpace>& phi) const {
+  if (hasTensor_ && tensor_.isField()) refreshDiffusionTensor();
   if (!nonlinearDiffusion_ && !nonlinearSource_) return;
   phi.requireOn(mesh_, "nonlinear-coefficient");
   forEachCell("kfvm::Equation::updateNonlinear", mesh_,

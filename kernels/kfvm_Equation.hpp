@@ -7,6 +7,7 @@
 #include <kfvm_Field.hpp>
 #include <kfvm_Mesh.hpp>
 #include <kfvm_Polynomial.hpp>
+#include <kfvm_TensorField.hpp>
 
 namespace kfvm {
 
@@ -82,7 +83,15 @@ class Equation {
   /// The matrix takes n.Gamma.n on each face, the right-hand side the cross terms
   /// (Gamma n - (n.Gamma.n) d_PN / d) A . grad(phi)_f at the latest iterate, with the
   /// non-orthogonal correction (DiffusionCorrection); the equation then sweeps.
-  Equation& diffusion(const std::array<std::array<Real, 3>, 3>& tensor);
+  Equation& diffusion(const Tensor3& tensor);
+  /// The same with a tensor per cell: on a face, the distance-weighted matrix harmonic
+  /// mean of its two cells' tensors (a scalar's harmonic mean for multiples of the
+  /// identity), the owner's on the boundary. Positive definiteness over the mesh's axes
+  /// is checked here and, with the face means, redone at every updateNonlinear (each
+  /// step and sweep of the steppers): the field's values may change between steps.
+  Equation& diffusion(const CellTensorField<ExecSpace>& tensor);
+  /// The same with a tensor per face, used as it is (checked likewise).
+  Equation& diffusion(const FaceTensorField<ExecSpace>& tensor);
   Equation& diffusion(const CellField<ExecSpace>& D);
   Equation& diffusion(const FaceField<ExecSpace>& D);
   /// The same, with the signs D may take (DiffusionSign; DiffusionSign::Either is
@@ -233,7 +242,8 @@ class Equation {
   bool diffusionIsPolynomial() const { return nonlinearDiffusion_; }
   DiffusionCorrection diffusionCorrection() const { return correction_; }
   bool hasDiffusionTensor() const { return hasTensor_; }
-  const std::array<std::array<Real, 3>, 3>& diffusionTensor() const { return tensor_; }
+  /// The diffusion tensor as kernels read it (a constant, or one per face).
+  const TensorCoefficient<ExecSpace>& diffusionTensor() const { return tensor_; }
   /// True when the right-hand side takes the diffusion's cross terms: the correction,
   /// or a tensor.
   bool hasDiffusionCrossTerms() const {
@@ -285,6 +295,10 @@ class Equation {
                                                 const char* role) const;
   ConvectionVelocity<ExecSpace> checkedVelocity(
       const FaceField<ExecSpace>& normalVelocity, const char* role) const;
+  /// Makes tensor_ the diffusion coefficient: n.Gamma.n per face into D_.
+  Equation& setDiffusionTensor(const TensorCoefficient<ExecSpace>& tensor);
+  /// Checks a tensor field again and recomputes its face means and n.Gamma.n.
+  void refreshDiffusionTensor() const;
 
   Mesh<ExecSpace> mesh_;
   BoundaryConditions<ExecSpace> bcs_, higherOrderBcs_;
@@ -310,7 +324,10 @@ class Equation {
   bool nonlinearDiffusion_ = false, nonlinearSource_ = false;
   DiffusionCorrection correction_ = DiffusionCorrection::None;
   bool hasTensor_ = false;
-  std::array<std::array<Real, 3>, 3> tensor_{};
+  TensorCoefficient<ExecSpace> tensor_;
+  DeviceView<const Real* [6], ExecSpace> cellTensors_;  // diffusion(CellTensorField)
+  DeviceView<Real* [6], ExecSpace> faceTensorMeans_;    // their face means
+  DeviceView<Real*, ExecSpace> tensorNormalNormal_;     // n.Gamma.n per face
   CellGradient correctionGradient_ = CellGradient::LeastSquares;
   Polynomial diffusionLaw_, sourceLaw_;
   bool hasHigherOrder_ = false;

@@ -18,7 +18,7 @@ struct CorrectionKernel {
   Real scale;
   Vector<ExecSpace> rhs;
   bool hasTensor;
-  Real gamma[3][3];
+  TensorCoefficient<ExecSpace> gamma;
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     Real sum = 0;
@@ -30,15 +30,13 @@ struct CorrectionKernel {
       const Real w = n >= 0 ? g.ownerDistance(f) / g.distances(f) : Real(0);
       const Real A = g.areas(f), dn = g.distances(f);
       const Real D = g.faceDiffusivity(f);  // n.Gamma.n with a tensor
+      Real conormal[3] = {0, 0, 0};         // Gamma n
+      if (hasTensor) gamma.conormal(f, g.normals, conormal);
       Real flux = 0;
       for (int a = 0; a < 3; ++a) {
         const Real d =
             n >= 0 ? g.centreStep(f, a) : g.faceCentres(f, a) - g.cellCentres(o, a);
-        Real normal = D * g.normals(f, a);  // (Gamma n)_a
-        if (hasTensor) {
-          normal = 0;
-          for (int b = 0; b < 3; ++b) normal += gamma[a][b] * g.normals(f, b);
-        }
+        const Real normal = hasTensor ? conormal[a] : D * g.normals(f, a);
         const Real t = A * normal - D * A * d / dn;
         const Real grad =
             n >= 0 ? (1 - w) * gradient(o, a) + w * gradient(n, a) : gradient(o, a);
@@ -61,16 +59,10 @@ void addNonOrthogonalCorrection(const Equation<ExecSpace>& equation, Real theta,
   const AssemblyGeometry<ExecSpace> g(equation);
   const auto& mesh = equation.mesh();
   const bool hasTensor = equation.hasDiffusionTensor();
-  LeastSquaresGradient<ExecSpace> leastSquares{g,         phi, gradient, mesh.dimension(),
-                                               hasTensor, {}};
-  CorrectionKernel<ExecSpace> correction{g, gradient, 0, rhs, hasTensor, {}};
-  for (int a = 0; a < 3; ++a) {
-    for (int b = 0; b < 3; ++b) {
-      leastSquares.gamma[a][b] =
-          equation.diffusionTensor()[std::size_t(a)][std::size_t(b)];
-      correction.gamma[a][b] = leastSquares.gamma[a][b];
-    }
-  }
+  const TensorCoefficient<ExecSpace> gamma = equation.diffusionTensor();
+  LeastSquaresGradient<ExecSpace> leastSquares{
+      g, phi, gradient, mesh.dimension(), hasTensor, gamma};
+  CorrectionKernel<ExecSpace> correction{g, gradient, 0, rhs, hasTensor, gamma};
   for (int level = 0; level < 2; ++level) {
     const Real scale = level == 0 ? theta : 1 - theta;
     if (scale == 0) continue;

@@ -19,7 +19,7 @@ struct LeastSquaresGradient {
   DeviceView<Real* [3], ExecSpace> gradient;
   int dimension;
   bool hasTensor;
-  Real gamma[3][3];
+  TensorCoefficient<ExecSpace> gamma;
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
     Real M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, r[3] = {0, 0, 0};
@@ -43,11 +43,9 @@ struct LeastSquaresGradient {
         } else {  // the (co)normal derivative is known: n, or Gamma n / n.Gamma.n
           for (int a = 0; a < 3; ++a) d[a] = g.normals(f, a);
           if (hasTensor) {
-            Real conormal[3] = {0, 0, 0}, normal = 0;
-            for (int a = 0; a < 3; ++a) {
-              for (int b = 0; b < 3; ++b) conormal[a] += gamma[a][b] * g.normals(f, b);
-              normal += g.normals(f, a) * conormal[a];
-            }
+            Real conormal[3], normal = 0;
+            gamma.conormal(f, g.normals, conormal);
+            for (int a = 0; a < 3; ++a) normal += g.normals(f, a) * conormal[a];
             for (int a = 0; a < 3; ++a) d[a] = conormal[a] / normal;
           }
           difference = g.robinG(bs) / rb;

@@ -125,6 +125,24 @@ def _field_of(coefficient, mesh, compiled, face):
     return value
 
 
+def _set_diffusion_tensor(cpp, mesh, tensor):
+    """A rank-2 diffusion coefficient in FiPy's layout: (dim, dim) for one tensor, (dim,
+    dim, cells) or (dim, dim, faces) for one per cell or per face."""
+    dim = mesh.dim
+    if tensor.shape == (dim, dim):
+        cpp.diffusion_tensor(tensor.tolist())
+        return
+    cells, faces = mesh.numberOfCells, mesh.numberOfFaces
+    if tensor.ndim != 3 or tensor.shape[:2] != (dim, dim) or tensor.shape[2] not in (cells, faces):
+        raise _kfvm.Error("a diffusion tensor on a %dD mesh has shape (%d, %d), (%d, %d, %d "
+                          "cells) or (%d, %d, %d faces), got %s"
+                          % (dim, dim, dim, dim, dim, cells, dim, dim, faces, tensor.shape))
+    if cells == faces:
+        raise _kfvm.Error("this mesh has as many cells as faces (%d): a (%d, %d, %d) diffusion "
+                          "tensor could be either" % (cells, dim, dim, cells))
+    cpp.diffusion_tensor_field(tensor, "cell" if tensor.shape[2] == cells else "face")
+
+
 class _Compiled:
     def __init__(self):
         self.refreshers = []
@@ -215,9 +233,11 @@ class Equation:
         for scale, term in self._oriented_parts():
             if term.kind == "transient":
                 coefficients["transient"].add(scale, term.coeff)
-            elif term.kind == "diffusion" and _np.ndim(term.coeff) == 2 and not isinstance(
+            elif term.kind == "diffusion" and _np.ndim(term.coeff) in (2, 3) and not isinstance(
                     term.coeff, (CellVariable, FaceVariable)):
                 gamma = -scale * _np.asarray(term.coeff, dtype=float)
+                if tensor is not None and tensor.ndim != gamma.ndim:  # one is per cell or face
+                    tensor, gamma = _np.atleast_3d(tensor), _np.atleast_3d(gamma)
                 tensor = gamma if tensor is None else tensor + gamma
             elif term.kind == "diffusion":
                 coefficients["diffusion"].add(-scale, term.coeff)
@@ -290,10 +310,7 @@ class Equation:
             if not D.empty or fourth is not None:
                 raise _kfvm.Error("a tensor DiffusionTerm takes the equation's whole "
                                   "second-order diffusion (no other DiffusionTerm beside it)")
-            if tensor.shape != (mesh.dim, mesh.dim):
-                raise _kfvm.Error("a diffusion tensor on a %dD mesh is %dx%d, got shape %s"
-                                  % (mesh.dim, mesh.dim, mesh.dim, tensor.shape))
-            cpp.diffusion_tensor(tensor.tolist())
+            _set_diffusion_tensor(cpp, mesh, tensor)
         if correction is not None and not mesh._cpp.has_grid_layout:
             cpp.diffusion_correction(correction)
         c = coefficients["implicit"]

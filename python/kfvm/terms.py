@@ -102,7 +102,10 @@ class TransientTerm(Term):
 
 class DiffusionTerm(Term):
     """div(D grad phi). coeff D: a number, a CellVariable (averaged to faces
-    harmonically), a FaceVariable (used as it is), or a kfvm.Polynomial D(phi); a pair
+    harmonically), a FaceVariable (used as it is), or a kfvm.Polynomial D(phi); a
+    symmetric positive-definite tensor in FiPy's layout, given as a 1-tuple: (dim, dim),
+    or one per cell or face, (dim, dim, cells) or (dim, dim, faces) (anisotropic
+    diffusion: the cross terms go to the right-hand side and the equation sweeps); a pair
     (D, kappa) is FiPy's fourth-order term div(D grad(div(kappa grad phi))), which
     phase-field equations write as ``- DiffusionTerm(coeff=(D, kappa))`` on the right."""
 

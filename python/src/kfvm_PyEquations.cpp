@@ -274,6 +274,44 @@ void bindEquations(py::module_& backend) {
           },
           py::arg("tensor"))
       .def(
+          "diffusion_tensor_field",
+          [](PyEquation& e,
+             const py::array_t<double, py::array::c_style | py::array::forcecast>&
+                 tensors,
+             const std::string& where) {
+            const auto& mesh = e.value.mesh();
+            require(where == "cell" || where == "face", "unknown tensor centring '",
+                    where, "' (expected cell or face)");
+            const bool cells = where == "cell";
+            const int dim = mesh.dimension();
+            const Ordinal n = cells ? mesh.numCells() : mesh.numFaces();
+            require(tensors.ndim() == 3 && tensors.shape(0) == dim &&
+                        tensors.shape(1) == dim && tensors.shape(2) == n,
+                    "diffusion tensors per ", where, " on this mesh have shape (", dim,
+                    ", ", dim, ", ", n, "), got ", tensors.ndim(), " dimensions");
+            const auto values = tensors.unchecked<3>();
+            std::vector<Tensor3> host(std::size_t(n), Tensor3{});
+            for (Ordinal i = 0; i < n; ++i) {
+              for (int a = 0; a < dim; ++a) {
+                for (int b = 0; b < dim; ++b)
+                  host[std::size_t(i)][std::size_t(a)][std::size_t(b)] =
+                      Real(values(a, b, i));
+              }
+            }
+            if (cells) {
+              CellTensorField<Space> field(mesh, "diffusionTensor");
+              field.fromHost(host);
+              e.value.diffusion(field);
+            } else {
+              FaceTensorField<Space> field(mesh, "diffusionTensor");
+              field.fromHost(host);
+              e.value.diffusion(field);
+            }
+          },
+          py::arg("tensors"), py::arg("where"),
+          "Anisotropic diffusion with one symmetric tensor per cell or face: an array of "
+          "shape (dim, dim, n), FiPy's layout of a rank-2 variable")
+      .def(
           "diffusion_correction",
           [](PyEquation& e, const std::string& scheme, const std::string& gradient) {
             require(scheme == "none" || scheme == "over-relaxed",

@@ -97,41 +97,6 @@ def test_bad_cells_are_errors():
         kfvm.UnstructuredMesh(nodes, [[0, 1, 3]], {"top": [[1, 2]]})
 
 
-def test_fipy_anisotropy_example_on_its_own_gmsh_mesh():
-    """FiPy's examples/diffusion/anisotropy.py: a point source on its Gmsh disc under the
-    rotated tensor R diag(0.2, 1) R^T, 20 steps of dt = 0.00025, within its 8% of the
-    analytical Gaussian."""
-    fipy = os.environ.get("KFVM_FIPY_PATH")
-    path = os.path.join(fipy or "", "examples", "diffusion", "anisotropy.msh")
-    if not fipy or not os.path.exists(path):
-        pytest.skip("FiPy's examples (KFVM_FIPY_PATH) are not here")
-    mesh = kfvm.GmshMesh(path)
-    x, y = mesh.cellCenters
-    var = kfvm.CellVariable(mesh)
-    value = np.zeros(mesh.numberOfCells)
-    value[np.argmin(x ** 2 + y ** 2)] = 1.0
-    var.value = value
-    theta = np.pi / 4
-    rotation = np.array(((np.cos(theta), np.sin(theta)), (-np.sin(theta), np.cos(theta))))
-    gamma_prime = np.array(((0.2, 0.0), (0.0, 1.0)))
-    gamma = rotation @ gamma_prime @ rotation.T
-    eq = kfvm.TransientTerm() == kfvm.DiffusionTermCorrection((gamma,))
-    mass = float(np.sum(np.asarray(var) * mesh.cellVolumes))
-    time, dt = 0.0, 0.00025
-    for _ in range(20):
-        eq.solve(var, dt=dt, solver=kfvm.Solver("gmres", tolerance=1e-10 if DOUBLE else 1e-6),
-                 sweep_tolerance=1e-8 if DOUBLE else 1e-5)
-        time += dt
-    X, Y = rotation.T @ np.vstack([x, y])  # x^T Gamma^-1 x = (R^T x)^T Gamma'^-1 (R^T x)
-    solution = mass * np.exp(-(X ** 2 / gamma_prime[0][0] + Y ** 2 / gamma_prime[1][1])
-                             / (4 * time)) / (4 * np.pi * time * np.sqrt(np.prod(np.diag(gamma_prime))))
-    error = np.max(np.abs(np.asarray(var) - solution)) / np.max(solution)
-    print("anisotropy: max error / max solution = %.4f (FiPy's bound 0.08)" % error)
-    assert error < 0.08
-    assert np.isclose(np.sum(np.asarray(var) * mesh.cellVolumes), mass,
-                      rtol=1e-10 if DOUBLE else 1e-5)
-
-
 CIRCLE = """
 cellSize = 0.05;
 radius = 1;

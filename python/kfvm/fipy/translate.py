@@ -115,7 +115,10 @@ def face_coefficient(coeff, grid, what):
     (dim, dim) or (dim, dim, faces). FiPy's face coefficient of a tensor is n . G . n
     plus a source from its off-diagonal part; on kfvm's grids every face normal is an
     axis, so a diagonal tensor is G_aa on the faces normal to axis a, exactly. An
-    off-diagonal part (anisotropic diffusion) is not translated."""
+    off-diagonal part (anisotropic diffusion) is not translated: FiPy takes its cross
+    terms with the harmonic face mean of its Gauss cell gradient, kfvm with least-squares
+    gradients interpolated linearly (kfvm's own DiffusionTerm takes tensors), so the two
+    give different numbers on the same mesh."""
     dim = grid.dim
     faces = grid.fipy_faces
     value = coeff.value if isinstance(coeff, _Variable) else coeff
@@ -130,8 +133,8 @@ def face_coefficient(coeff, grid, what):
     for a in range(dim):
         off[a, a] = 0
     if _np.any(off != 0):
-        raise Untranslatable("%s is an anisotropic tensor (off-diagonal entries; kfvm "
-                             "takes a diagonal one until it has anisotropic diffusion)" % what)
+        raise Untranslatable("%s is an anisotropic tensor (off-diagonal entries: kfvm's "
+                             "cross terms are not FiPy's)" % what)
     if array.ndim == 2 and _np.all(diagonal == diagonal[0]):
         return Value(constant=float(diagonal[0]))
     normals = grid.kfvm_normals_in_fipy_order[:dim]

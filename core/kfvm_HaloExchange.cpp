@@ -3,6 +3,8 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_HaloExchange.hpp>
 
+#include "detail/kfvm_MpiSupport.hpp"
+
 #if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif

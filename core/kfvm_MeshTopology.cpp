@@ -301,4 +301,77 @@ MeshTopology::Connectivity MeshTopology::connect() const {
   return mesh;
 }
 
+MeshTopology MeshTopology::part(const std::vector<Ordinal>& cells,
+                                const Connectivity& connectivity,
+                                const std::string& cutPatch) const {
+  require(Offset(connectivity.cellFaces.size()) == cellFaceOffsets_.back(),
+          "mesh part: the connectivity is not this topology's");
+  require(!cutPatch.empty() &&
+              std::find(connectivity.patchNames.begin(), connectivity.patchNames.end(),
+                        cutPatch) == connectivity.patchNames.end(),
+          "mesh part: the cut patch '", cutPatch, "' is empty or one of the mesh's");
+  std::vector<char> kept(std::size_t(numCells()), 0);
+  for (const Ordinal cell : cells) {
+    require(cell >= 0 && cell < numCells(), "mesh part: cell ", cell,
+            " is not one of the ", numCells(), " cells");
+    require(!kept[std::size_t(cell)], "mesh part: cell ", cell, " is named twice");
+    kept[std::size_t(cell)] = 1;
+  }
+  std::vector<int> patchOfFace(connectivity.faceCells.size(), -1);
+  for (std::size_t slot = 0; slot < connectivity.boundaryFaces.size(); ++slot)
+    patchOfFace[std::size_t(connectivity.boundaryFaces[slot])] =
+        connectivity.boundaryPatches[slot];
+
+  std::vector<Ordinal> nodeOf(nodes_.size(), -1);
+  std::vector<std::array<double, 3>> nodes;
+  const auto localNode = [&](Ordinal node) {
+    Ordinal& local = nodeOf[std::size_t(node)];
+    if (local < 0) {
+      local = Ordinal(nodes.size());
+      nodes.push_back(nodes_[std::size_t(node)]);
+    }
+    return local;
+  };
+  // Nodes first (addFaces checks them against the node count).
+  for (const Ordinal cell : cells) {
+    for (Offset cf = cellFaceOffsets_[std::size_t(cell)];
+         cf < cellFaceOffsets_[std::size_t(cell) + 1]; ++cf) {
+      for (Offset k = faceNodeOffsets_[std::size_t(cf)];
+           k < faceNodeOffsets_[std::size_t(cf) + 1]; ++k)
+        localNode(faceNodes_[std::size_t(k)]);
+    }
+  }
+  MeshTopology part(dimension_, std::move(nodes));
+  part.convention_ = convention_;
+  part.regionNames_ = regionNames_;
+  part.patchNames_ = connectivity.patchNames;
+  part.patchNames_.push_back(cutPatch);
+  part.patchFaceNodes_.resize(part.patchNames_.size());
+  const int cut = int(part.patchNames_.size()) - 1;
+  for (const Ordinal cell : cells) {
+    std::vector<std::vector<Ordinal>> faces;
+    for (Offset cf = cellFaceOffsets_[std::size_t(cell)];
+         cf < cellFaceOffsets_[std::size_t(cell) + 1]; ++cf) {
+      std::vector<Ordinal> face;
+      for (Offset k = faceNodeOffsets_[std::size_t(cf)];
+           k < faceNodeOffsets_[std::size_t(cf) + 1]; ++k)
+        face.push_back(nodeOf[std::size_t(faceNodes_[std::size_t(k)])]);
+      const Ordinal f = connectivity.cellFaces[std::size_t(cf)];
+      const auto& faceCells = connectivity.faceCells[std::size_t(f)];
+      const Ordinal other = faceCells[0] == cell ? faceCells[1] : faceCells[0];
+      const int patch =
+          other < 0 ? patchOfFace[std::size_t(f)] : (kept[std::size_t(other)] ? -1 : cut);
+      if (patch >= 0) {
+        auto& flat = part.patchFaceNodes_[std::size_t(patch)];
+        flat.push_back(Ordinal(face.size()));
+        flat.insert(flat.end(), face.begin(), face.end());
+      }
+      faces.push_back(std::move(face));
+    }
+    const Ordinal local = part.addFaces(faces, cellLabels_[std::size_t(cell)]);
+    part.cellRegions_[std::size_t(local)] = cellRegions_[std::size_t(cell)];
+  }
+  return part;
+}
+
 }  // namespace kfvm

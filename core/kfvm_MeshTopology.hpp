@@ -82,6 +82,16 @@ class MeshTopology {
   /// patch face that is not on the boundary or on two patches, or a mesh without cells.
   Connectivity connect() const;
 
+  /// The sub-mesh of the given cells (each once; they become cells 0, 1, ... in this
+  /// order), with their faces, labels and regions, the nodes they use renumbered in the
+  /// order of first use, and this topology's convention. connectivity is connect()'s
+  /// result. Its patches are all of this topology's (connectivity.patchNames, empty
+  /// where the part has none of their faces), then cutPatch: the faces between a kept
+  /// cell and a cell left out. Region names are all kept too, so that every part of one
+  /// topology names its patches and regions alike.
+  MeshTopology part(const std::vector<Ordinal>& cells, const Connectivity& connectivity,
+                    const std::string& cutPatch) const;
+
   /// The convention the Mesh built from this topology follows (Centroids unless set).
   void setGeometryConvention(GeometryConvention convention) { convention_ = convention; }
   GeometryConvention geometryConvention() const { return convention_; }

@@ -3,6 +3,7 @@
 #include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ParallelVtk.hpp>
+#include <kfvm_VtkUnstructured.hpp>
 #include <kfvm_VtkWriter.hpp>
 
 #include <climits>
@@ -18,8 +19,43 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string pieceName(const std::string& stem, int rank) {
-  return stem + "_" + std::to_string(rank) + ".vtr";
+std::string pieceName(const std::string& stem, int rank, const char* extension = ".vtr") {
+  return stem + "_" + std::to_string(rank) + extension;
+}
+
+/// Writes each rank's piece (pieceText() on every rank, a temporary, then the piece once
+/// every rank has written its own), then rank 0's collection (collection()).
+template <class PieceText, class CollectionText>
+void writePieces(const std::string& stem, const char* extension, const char* collection,
+                 MPI_Comm comm, int rank, const PieceText& pieceText,
+                 const CollectionText& collectionText) {
+  const std::string what = "parallel VTK '" + stem + "'";
+  const std::string piece = pieceName(stem, rank, extension), temporary = piece + ".tmp";
+  const std::string failure = Details::failureOf([&] {
+    const std::string text = pieceText();
+    try {
+      AppendFile file;
+      file.open(temporary);
+      file.write(text);
+      file.close();
+    } catch (const Error&) {
+      std::remove(temporary.c_str());
+      throw;
+    }
+  });
+  try {
+    Details::agreeOnFailure(comm, failure, what);
+  } catch (const Error&) {
+    std::remove(temporary.c_str());
+    throw;
+  }
+  Details::agreeOnFailure(comm, Details::failureOf([&] { commitFile(temporary, piece); }),
+                          what);
+  Details::agreeOnFailure(comm, Details::failureOf([&] {
+                            if (rank == 0)
+                              writeFileAtomically(stem + collection, collectionText());
+                          }),
+                          what);
 }
 
 std::string extentText(const Decomposition::Block& block) {
@@ -56,20 +92,50 @@ std::string collectionText(const std::string& stem, const CartesianGrid& grid,
 }  // namespace
 
 template <class ExecSpace>
+void writeParallelVtu(const std::string& stem, const Mesh<ExecSpace>& localMesh,
+                      const MeshHaloExchange<ExecSpace>& halo,
+                      const std::vector<const CellField<ExecSpace>*>& fields,
+                      double time) {
+  int size = 0;
+  MPI_Comm_size(halo.communicator(), &size);
+  const auto piece = [&] {
+    require(localMesh.numCells() == halo.localCells(), "writeParallelVtu: the mesh has ",
+            localMesh.numCells(), " cells, the halo's part ", halo.localCells());
+    return Details::unstructuredPieceText(pieceName(stem, halo.rank(), ".vtu"), localMesh,
+                                          fields, time, halo.ownedCells());
+  };
+  const auto collection = [&] {
+    std::ostringstream out;
+    out << "<?xml version=\"1.0\"?>\n"
+        << "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" "
+           "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+        << "  <PUnstructuredGrid GhostLevel=\"0\">\n    <PCellData>\n";
+    for (const auto* field : fields)
+      out << "      <PDataArray type=\"Float64\" Name=\"" << field->name() << "\"/>\n";
+    out << "    </PCellData>\n    <PPoints>\n"
+        << "      <PDataArray type=\"Float64\" NumberOfComponents=\"3\"/>\n"
+        << "    </PPoints>\n";
+    for (int r = 0; r < size; ++r)
+      out << "    <Piece Source=\"" << baseName(pieceName(stem, r, ".vtu")) << "\"/>\n";
+    out << "  </PUnstructuredGrid>\n</VTKFile>\n";
+    return out.str();
+  };
+  writePieces(stem, ".vtu", ".pvtu", halo.communicator(), halo.rank(), piece, collection);
+}
+
+template <class ExecSpace>
 void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
                       const HaloExchange<ExecSpace>& halo,
                       const std::vector<const CellField<ExecSpace>*>& fields,
                       double time) {
   const Decomposition& decomposition = halo.decomposition();
   const GhostedBlock& layout = halo.layout();
-  const MPI_Comm comm = halo.communicator();
   const int rank = halo.rank();
   const auto block = decomposition.block(rank);
-  const std::string what = "parallel VTK '" + stem + "'";
-  const std::string piece = pieceName(stem, rank), temporary = piece + ".tmp";
   std::vector<std::string> names;
-  // 1. Every rank writes its piece to a temporary (checked writes).
-  const std::string failure = Details::failureOf([&] {
+  for (const auto* field : fields)
+    if (field != nullptr) names.push_back(field->name());
+  const auto piece = [&] {
     require(grid.cellCounts() == decomposition.cells(), "writeParallelVtk: the grid has ",
             grid.cells(0), " x ", grid.cells(1), " x ", grid.cells(2),
             " cells, the decomposition ", decomposition.cells()[0], " x ",
@@ -96,41 +162,20 @@ void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
         for (int j = 0; j < layout.owned[1]; ++j)
           for (int i = 0; i < layout.owned[0]; ++i)
             arrays.back().values.push_back(double(values(layout.index(i, j, k))));
-      names.push_back(field->name());
     }
-    try {
-      AppendFile file;
-      file.open(temporary);
-      file.write(Details::rectilinearPieceText(grid.cellCounts(), extent, vertices,
-                                               arrays, time));
-      file.close();
-    } catch (const Error&) {
-      std::remove(temporary.c_str());
-      throw;
-    }
-  });
-  try {
-    Details::agreeOnFailure(comm, failure, what);
-  } catch (const Error&) {
-    std::remove(temporary.c_str());
-    throw;
-  }
-  // 2. Every piece replaces the old one (fsync, rename, folder fsync); 3. then the
-  // collection, which lists them.
-  Details::agreeOnFailure(comm, Details::failureOf([&] { commitFile(temporary, piece); }),
-                          what);
-  Details::agreeOnFailure(comm, Details::failureOf([&] {
-                            if (rank == 0)
-                              writeFileAtomically(
-                                  stem + ".pvtr",
-                                  collectionText(stem, grid, decomposition, names));
-                          }),
-                          what);
+    return Details::rectilinearPieceText(grid.cellCounts(), extent, vertices, arrays,
+                                         time);
+  };
+  writePieces(stem, ".vtr", ".pvtr", halo.communicator(), rank, piece,
+              [&] { return collectionText(stem, grid, decomposition, names); });
 }
 
-#define KFVM_INSTANTIATE_PARALLEL_VTK(Space)                                \
-  template void writeParallelVtk<Space>(                                    \
-      const std::string&, const CartesianGrid&, const HaloExchange<Space>&, \
+#define KFVM_INSTANTIATE_PARALLEL_VTK(Space)                                  \
+  template void writeParallelVtk<Space>(                                      \
+      const std::string&, const CartesianGrid&, const HaloExchange<Space>&,   \
+      const std::vector<const CellField<Space>*>&, double);                   \
+  template void writeParallelVtu<Space>(                                      \
+      const std::string&, const Mesh<Space>&, const MeshHaloExchange<Space>&, \
       const std::vector<const CellField<Space>*>&, double);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_PARALLEL_VTK)
 

@@ -4,6 +4,7 @@
 #include <kfvm_CartesianGrid.hpp>
 #include <kfvm_Field.hpp>
 #include <kfvm_HaloExchange.hpp>
+#include <kfvm_MeshHaloExchange.hpp>
 
 #include <mpi.h>
 
@@ -31,6 +32,17 @@ void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
                       const HaloExchange<ExecSpace>& halo,
                       const std::vector<const CellField<ExecSpace>*>& fields,
                       double time);
+
+/// The same for a general mesh split across ranks (DistributedMeshSystem): each rank
+/// writes the owned cells of its part (localMesh's first halo.ownedCells() cells) to
+/// `stem_<rank>.vtu`, and rank 0 writes `stem.pvtu`, which lists the pieces. Collective,
+/// checked and replaced as above.
+template <class ExecSpace>
+void writeParallelVtu(const std::string& stem, const Mesh<ExecSpace>& localMesh,
+                      const MeshHaloExchange<ExecSpace>& halo,
+                      const std::vector<const CellField<ExecSpace>*>& fields,
+                      double time);
+
 }  // namespace kfvm
 
 #endif

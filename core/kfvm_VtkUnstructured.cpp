@@ -26,12 +26,17 @@ void writeArray(std::ostringstream& out, const char* type, const char* name,
 
 }  // namespace
 
+namespace Details {
+
 template <class ExecSpace>
-void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
-                          const std::vector<const CellField<ExecSpace>*>& fields,
-                          double time) {
+std::string unstructuredPieceText(const std::string& path, const Mesh<ExecSpace>& mesh,
+                                  const std::vector<const CellField<ExecSpace>*>& fields,
+                                  double time, Ordinal cellCount) {
   require(!mesh.hasGridLayout(), "writeVtkUnstructured: '", path,
           "' is for a general mesh; a Cartesian grid is written by writeVtkRectilinear");
+  const Ordinal numCells = cellCount < 0 ? mesh.numCells() : cellCount;
+  require(numCells <= mesh.numCells(), "writeVtkUnstructured: '", path, "' asks for ",
+          numCells, " of the mesh's ", mesh.numCells(), " cells");
   const auto host = [](const auto& view) {
     return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
   };
@@ -43,7 +48,7 @@ void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
   const auto faceCells = host(mesh.faceCells());
   std::vector<long long> connectivity, offsets, faces, faceOffsets;
   std::vector<int> types;
-  for (Ordinal c = 0; c < mesh.numCells(); ++c) {
+  for (Ordinal c = 0; c < numCells; ++c) {
     const Offset first = cellFaceOffsets(c), last = cellFaceOffsets(c + 1);
     const std::size_t start = connectivity.size();
     if (mesh.dimension() == 2) {  // the polygon: its edges chained, from the first
@@ -104,12 +109,12 @@ void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
          "format=\"ascii\">"
       << time << "</DataArray>\n    </FieldData>\n"
       << "    <Piece NumberOfPoints=\"" << nodes.extent(0) << "\" NumberOfCells=\""
-      << mesh.numCells() << "\">\n      <CellData>\n";
+      << numCells << "\">\n      <CellData>\n";
   for (const auto* field : fields) {
     require(field != nullptr, "writeVtkUnstructured: a null field for '", path, "'");
     field->requireOn(mesh, "output");
     const auto values = host(field->values());
-    std::vector<double> data(values.extent(0));
+    std::vector<double> data(static_cast<std::size_t>(numCells));
     for (std::size_t c = 0; c < data.size(); ++c) data[c] = double(values(c));
     writeArray(out, "Float64", field->name().c_str(), data);
   }
@@ -124,10 +129,22 @@ void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
     writeArray(out, "Int64", "faceoffsets", faceOffsets);
   }
   out << "      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n";
-  writeFileAtomically(path, out.str());
+  return out.str();
+}
+
+}  // namespace Details
+
+template <class ExecSpace>
+void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
+                          const std::vector<const CellField<ExecSpace>*>& fields,
+                          double time) {
+  writeFileAtomically(path, Details::unstructuredPieceText(path, mesh, fields, time, -1));
 }
 
 #define KFVM_INSTANTIATE_VTK_UNSTRUCTURED(Space)                                         \
+  template std::string Details::unstructuredPieceText<Space>(                            \
+      const std::string&, const Mesh<Space>&,                                            \
+      const std::vector<const CellField<Space>*>&, double, Ordinal);                     \
   template void writeVtkUnstructured<Space>(const std::string&, const Mesh<Space>&,      \
                                             const std::vector<const CellField<Space>*>&, \
                                             double);

@@ -22,6 +22,15 @@ void writeVtkUnstructured(const std::string& path, const Mesh<ExecSpace>& mesh,
                           const std::vector<const CellField<ExecSpace>*>& fields,
                           double time);
 
+namespace Details {
+/// writeVtkUnstructured's file as text, of the mesh's first cellCount cells (-1: all;
+/// a distributed part's owned cells, which come first); path names it in errors.
+template <class ExecSpace>
+std::string unstructuredPieceText(const std::string& path, const Mesh<ExecSpace>& mesh,
+                                  const std::vector<const CellField<ExecSpace>*>& fields,
+                                  double time, Ordinal cellCount);
+}  // namespace Details
+
 }  // namespace kfvm
 
 #endif

@@ -91,15 +91,9 @@ template <class ExecSpace>
 SolverReport DistributedCoupledSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
                                                         const Vector<ExecSpace>& b,
                                                         const Vector<ExecSpace>& x) {
-  // The preconditioner's setup (an ILU pivot) may fail on some ranks only: then on every
-  // rank, before the solve's first reduction.
-  Details::agreeOnFailure(comm_,
-                          Details::failureOf([&] { solver.setOperator(*operator_); }),
-                          "distributed solve");
-  SolverReport report = solver.solve(b, x);
-  report.solver = "distributed " + report.solver;
-  halo_.exchange(x);
-  return report;
+  return Details::solveAcrossRanks(
+      comm_, solver, *operator_, b, x,
+      [this](const Vector<ExecSpace>& v) { halo_.exchange(v); });
 }
 
 template <class ExecSpace>

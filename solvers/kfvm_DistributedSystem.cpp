@@ -295,19 +295,13 @@ template <class ExecSpace>
 SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
                                                  const Vector<ExecSpace>& b,
                                                  const Vector<ExecSpace>& x) {
-  SolverReport report;
-  if (solver.takesGhostColumns()) {
-    report = solveOwnedRows(solver, b, x);
-  } else {
-    // The preconditioner's setup (an ILU pivot) may fail on some ranks only: then on
-    // every rank, before the solve's first reduction.
-    Details::agreeOnFailure(comm_,
-                            Details::failureOf([&] { solver.setOperator(*operator_); }),
-                            "distributed solve");
-    report = solver.solve(b, x);
-    report.solver = "distributed " + report.solver;
-  }
-  halo_.exchange(x);
+  const auto exchange = [this](const Vector<ExecSpace>& v) {
+    halo_.exchange(v);
+  };
+  if (!solver.takesGhostColumns())
+    return Details::solveAcrossRanks(comm_, solver, *operator_, b, x, exchange);
+  SolverReport report = solveOwnedRows(solver, b, x);
+  exchange(x);
   return report;
 }
 

@@ -4,7 +4,8 @@
 #include <kfvm_ForEach.hpp>
 #include <kfvm_MatrixOperator.hpp>
 
-#include <atomic>
+#include "../detail/kfvm_StructureVersions.hpp"
+
 #include <vector>
 
 namespace kfvm {
@@ -80,12 +81,6 @@ VectorSpace<ExecSpace> ghostedSpace(const GhostedBlock& layout, MPI_Comm comm, i
         require(status == MPI_SUCCESS,
                 "distributed operator: MPI_Allreduce failed on rank ", rank);
       });
-}
-
-/// A structure version no earlier operator had (the first of a run of them).
-inline long newStructureVersion() {
-  static std::atomic<long> next{1};
-  return next.fetch_add(1L << 20);
 }
 
 }  // namespace Details

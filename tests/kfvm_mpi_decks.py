@@ -112,6 +112,130 @@ def restarts(args, work, flags):
     return failures
 
 
+GMSH_TRANSIENT = """
+[variable]
+name = "phi"
+initial = { type = "random", mean = 0.5, amplitude = 0.1, seed = 7 }
+
+[equation]
+transient = 1.0
+diffusion = 1.0
+diffusion_correction = "over-relaxed"
+convection = { velocity = [0.5, 0.2], scheme = "van-leer" }
+
+[[boundary]]
+patch = "inlet"
+type = "dirichlet"
+value = 1.0
+
+[[boundary]]
+patch = "outlet"
+type = "dirichlet"
+value = 0.0
+
+[solver]
+name = "bicgstab"
+tolerance = 1e-13
+sweeps = 40
+sweep_tolerance = 1e-11
+
+[time]
+dt = 0.01
+steps = 20
+
+[output]
+vtk_every = 10
+checkpoint_every = 5
+
+[[output.probe]]
+point = [1.0, 0.5]
+
+[[output.probe]]
+point = [0.3, 0.8]
+"""
+
+
+def gmsh_runs(args, work, flags):
+    """Decks on a Gmsh mesh across ranks: the steady channel deck and a transient one on
+    its mesh (random start, corrected diffusion, Van Leer convection) write the series,
+    probes and PNG snapshots of one process, a .pvtu set with a piece per rank, and a run
+    stopped on one number of ranks and restarted on another goes on as the whole run."""
+    failures = []
+    mesh = os.path.join(os.path.abspath(args.decks), "meshes", "channel.msh")
+    steady = open(os.path.join(args.decks, "channel-gmsh.toml")).read().replace(
+        'file = "meshes/channel.msh"', 'file = "%s"' % mesh)
+    transient = steady.split("[equation]")[0] + GMSH_TRANSIENT
+    for name, text in [("channel-gmsh", steady), ("channel-gmsh-transient", transient)]:
+        deck = os.path.join(work, name + ".toml")
+        with open(deck, "w") as f:
+            f.write(text)
+        one = os.path.join(work, name + "-1")
+        alone = run([args.kfvm, "run", deck, "--output", one, "-q"])
+        if alone.returncode != 0:
+            failures.append("%s on one process: exit %d\n%s" % (name, alone.returncode,
+                                                                 alone.stderr[-2000:]))
+            continue
+        for n in [int(r) for r in args.ranks.split(",")]:
+            launch = [args.mpiexec, "-n", str(n)] + flags + [args.kfvm]
+            out = os.path.join(work, "%s-%d" % (name, n))
+            many = run(launch + ["run", deck, "--output", out, "-q"], timeout=1200)
+            what = "%s on %d ranks" % (name, n)
+            differences = same_run(what, many, alone, one, out, args.tolerance)
+            if differences is None:
+                failures.append("%s: exit %d\n%s" % (what, many.returncode, many.stderr[-2000:]))
+                continue
+            failures += differences
+            failures += compare_csv(what + " probes.csv", os.path.join(one, "probes.csv"),
+                                    os.path.join(out, "probes.csv"), set(), args.tolerance)
+            vtu = sorted(f[:-4] for f in os.listdir(one) if f.endswith(".vtu"))
+            pvtu = sorted(f[:-5] for f in os.listdir(out) if f.endswith(".pvtu"))
+            pieces = [f for f in os.listdir(out) if f.endswith(".vtu")]
+            if vtu != pvtu or len(pieces) != n * len(vtu):
+                failures.append("%s: .pvtu %s and %d pieces, one process .vtu %s" % (
+                    what, pvtu, len(pieces), vtu))
+            for png in sorted(f for f in os.listdir(one) if f.endswith(".png")):
+                mine = os.path.join(out, png)
+                if not os.path.exists(mine) or open(mine, "rb").read() != open(
+                        os.path.join(one, png), "rb").read():
+                    failures.append("%s: %s is not the one-process snapshot" % (what, png))
+            check = run(launch + ["check", deck])
+            if check.returncode != 0 or check.stdout.count(": ok") != 1:
+                failures.append("%s: kfvm check exit %d, printed %r" % (
+                    what, check.returncode, check.stdout))
+            print("%s: exit %d, series, probes and snapshots as one process" % (
+                what, many.returncode))
+        if name != "channel-gmsh-transient":
+            continue
+        for first, second in [(2, 4), (4, 1)]:
+            what = "%s stopped on %d and restarted on %d" % (name, first, second)
+            out = os.path.join(work, "%s-restart-%d-%d" % (name, first, second))
+            launch = {k: ([args.mpiexec, "-n", str(k)] + flags if k > 1 else []) + [args.kfvm]
+                      for k in (first, second)}
+            stop = run(launch[first] + ["run", deck, "--output", out, "-q", "--max-steps",
+                                        "10"], timeout=1200)
+            checkpoint = os.path.join(out, "checkpoint.h5")
+            go_on = run(launch[second] + ["run", deck, "--output", out, "-q", "--restart",
+                                          checkpoint], timeout=1200)
+            differences = same_run(what + ",", go_on, alone, one, out, args.tolerance)
+            if stop.returncode != 0 or differences is None:
+                failures.append("%s: exits %d, %d\n%s%s" % (
+                    what, stop.returncode, go_on.returncode, stop.stderr[-1000:],
+                    go_on.stderr[-1000:]))
+                continue
+            failures += differences
+            print("%s: the series of the whole one-process run" % what)
+    # A coupled deck and [parallel] ranks on a Gmsh mesh are refused across ranks.
+    launch = [args.mpiexec, "-n", "2"] + flags + [args.kfvm]
+    deck = os.path.join(work, "gmsh-ranks.toml")
+    with open(deck, "w") as f:
+        f.write(steady + "\n[parallel]\nranks = [2, 1]\n")
+    check = run(launch + ["check", deck])
+    if check.returncode == 0 or "partitioned by METIS or recursive bisection" not in check.stderr:
+        failures.append("[parallel] ranks on a Gmsh mesh, 2 ranks: exit %d, %r" % (
+            check.returncode, check.stderr[-500:]))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kfvm", required=True)
@@ -126,6 +250,8 @@ def main():
                              "rank counts (name@N: stopped after N steps, else --stop-after)")
     parser.add_argument("--stop-after", type=int, default=20,
                         help="steps before the restart (a multiple of checkpoint_every)")
+    parser.add_argument("--gmsh", action="store_true",
+                        help="also decks on apps/decks/meshes/channel.msh (gmsh_runs)")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
@@ -209,6 +335,8 @@ def main():
         except ImportError:
             print("numpy missing: the .npy start is not run")
         failures += restarts(args, work, flags)
+        if args.gmsh:
+            failures += gmsh_runs(args, work, flags)
     for failure in failures:
         print("FAILED " + failure)
     return 1 if failures else 0

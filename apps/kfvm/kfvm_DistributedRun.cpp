@@ -34,13 +34,6 @@ namespace {
 
 using Space = DeckSpace;
 
-/// Sums or maxima over the ranks, in place.
-void reduceOverRanks(double* values, int count, bool max) {
-  const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,
-                                   max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
-  require(status == MPI_SUCCESS, "kfvm run: MPI_Allreduce failed");
-}
-
 /// One [equation] on this rank's block.
 class DistributedScalarProblem : public DeckProblem {
  public:
@@ -127,11 +120,6 @@ class DistributedCoupledProblem : public DeckProblem {
 
 /// The deck's process grid ([parallel] ranks) or a balanced one.
 Decomposition decompositionOf(const Deck& deck, int size) {
-  if (!deck.isCartesian())
-    deckError(deck, deck.meshFileAt,
-              "a Gmsh mesh runs on one process: partitioning it "
-              "across ",
-              size, " ranks (METIS) is not built yet");
   if (deck.ranks[0] == 0)
     return Decomposition::balanced(deck.dimension, deck.cells, size);
   const long long product =
@@ -282,6 +270,12 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
 
 }  // namespace
 
+void reduceOverRanks(double* values, int count, bool max) {
+  const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,
+                                   max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+  require(status == MPI_SUCCESS, "kfvm run: MPI_Allreduce failed");
+}
+
 int mpiWorldSize() {
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -296,12 +290,14 @@ int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
                const CartesianGrid& grid, int rank, int size);
 
 void checkAcrossRanks(const Deck& deck) {
+  if (!deck.isCartesian()) return checkMeshAcrossRanks(deck);
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   (void)decompositionOf(deck, size);
 }
 
 int runDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
+  if (!deck.isCartesian()) return runMeshDeckAcrossRanks(deck, options);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

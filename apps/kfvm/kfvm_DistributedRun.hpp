@@ -25,6 +25,20 @@ int runDeckAcrossRanks(const Deck& deck, const RunOptions& options);
 /// against the number of ranks.
 void checkAcrossRanks(const Deck& deck);
 
+/// runDeckAcrossRanks for a deck on a Gmsh mesh (kfvm_DistributedMeshRun.cpp): the mesh
+/// partitioned across the ranks (METIS, or recursive coordinate bisection), each rank
+/// stepping its part with ghost layers; a .pvtu set per output step, probes on the rank
+/// owning their cell, PNG snapshots and checkpoints of the fields gathered to rank 0 (a
+/// one-process checkpoint: it restarts on any number of ranks). One [equation] only.
+int runMeshDeckAcrossRanks(const Deck& deck, const RunOptions& options);
+
+/// What a Gmsh mesh's deck cannot do across ranks, refused naming the deck's line: a
+/// coupled deck, [parallel] ranks, more ranks than cells.
+void checkMeshAcrossRanks(const Deck& deck);
+
+/// Sums (or maxima, max = true) over the ranks of MPI_COMM_WORLD, in place.
+void reduceOverRanks(double* values, int count, bool max);
+
 }  // namespace kfvm::app
 
 #endif

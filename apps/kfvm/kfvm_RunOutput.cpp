@@ -204,8 +204,9 @@ void RunOutput::writeVtk(int step, double time) {
   if (ranks_) {  // name.pvtr and its pieces, by every rank
     const std::string stem = stepFile(deck_.runName(), step, "");
     ranks_->writeVtk(directory_ + "/" + stem, time);
-    if (writes_) series_.add(time, stem + ".pvtr");
-    log::debug("wrote %s/%s.pvtr (t = %.10g)", directory_.c_str(), stem.c_str(), time);
+    const std::string collection = stem + ranks_->collectionExtension;
+    if (writes_) series_.add(time, collection);
+    log::debug("wrote %s/%s (t = %.10g)", directory_.c_str(), collection.c_str(), time);
     return;
   }
   std::vector<const CellField<DeckSpace>*> fields;
@@ -235,6 +236,10 @@ void RunOutput::writePng(int step) {
     }
     onEveryRank(ranks_, [&] {
       if (!writes_) return;
+      if (ranks_ && ranks_->polygons) {  // a general mesh across ranks
+        writePolygonsPng(directory_ + "/" + name, *ranks_->polygons, whole);
+        return;
+      }
       if (ranks_ || mesh_.isCartesian()) {
         writeFieldPng(directory_ + "/" + name, ranks_ ? *ranks_->grid : mesh_.grid(),
                       whole);

@@ -62,8 +62,13 @@ struct RunRanks {
   Vector<DeckSpace> owned;
   /// Per deck probe: the local cell holding it when this rank owns it, else -1.
   std::vector<Ordinal> probeCells;
-  /// Writes the step's fields as a parallel VTK piece set named stem (collective).
+  /// Writes the step's fields as a parallel VTK piece set named stem (collective), whose
+  /// collection file (stem + collectionExtension) goes into the .pvd series.
   std::function<void(const std::string& stem, double time)> writeVtk;
+  std::string collectionExtension = ".pvtr";
+  /// A general mesh's cells as polygons (rank 0, 2D meshes): PNG snapshots of the
+  /// gathered fields; null on a grid (the whole grid is `grid`).
+  const std::vector<std::vector<std::array<double, 2>>>* polygons = nullptr;
   /// The whole grid's values of a field of this rank's block (the global cell order) on
   /// rank 0, empty on the others (collective): PNG snapshots.
   std::function<std::vector<double>(const CellField<DeckSpace>& field)> gather;

@@ -142,7 +142,17 @@ int Decomposition::neighbour(int rank, int axis, int side) const {
           side);
   auto c = coordinatesOf(rank);
   c[axis] += side == 0 ? -1 : 1;
+  if (periodic_[axis]) c[axis] = (c[axis] + processes_[axis]) % processes_[axis];
   return rankAt(c);
+}
+
+Decomposition Decomposition::withPeriodicAxes(std::array<bool, 3> periodic) const {
+  for (int a = dimension_; a < 3; ++a)
+    require(!periodic[a], "decomposition: axis ", a, " of a ", dimension_,
+            "D grid cannot be periodic");
+  Decomposition split = *this;
+  split.periodic_ = periodic;
+  return split;
 }
 
 Decomposition::Block Decomposition::block(int rank) const {

@@ -43,6 +43,14 @@ class Decomposition {
   /// the cell count in steps of at least 1, or an axis beyond dimension is split.
   static Decomposition withBlocks(int dimension, std::array<std::vector<int>, 3> firsts);
 
+  /// The same split with periodic axes: along such an axis the first and last blocks
+  /// are neighbours (a rank alone along it is its own neighbour), so that ghost layers
+  /// wrap around the grid (a periodic grid across ranks: each rank's ghosted block is an
+  /// ordinary grid, the wrap is the halo exchange's). Throws kfvm::Error for a periodic
+  /// axis beyond the dimension.
+  Decomposition withPeriodicAxes(std::array<bool, 3> periodic) const;
+  bool isPeriodic(int axis) const { return axis >= 0 && axis < 3 && periodic_[axis]; }
+
   int dimension() const { return dimension_; }
   int numRanks() const { return processes_[0] * processes_[1] * processes_[2]; }
   const std::array<int, 3>& cells() const { return cells_; }
@@ -52,7 +60,7 @@ class Decomposition {
   std::array<int, 3> coordinatesOf(int rank) const;
   int rankAt(const std::array<int, 3>& coordinates) const;
   /// The rank across the lower (side 0) or upper (side 1) face of rank's block along
-  /// axis; -1 at the physical boundary.
+  /// axis; -1 at the physical boundary (never along a periodic axis).
   int neighbour(int rank, int axis, int side) const;
 
   Block block(int rank) const;
@@ -70,6 +78,7 @@ class Decomposition {
   int dimension_;
   std::array<int, 3> cells_, processes_;
   std::array<std::vector<int>, 3> firsts_;  // withBlocks(); empty: the balanced split
+  std::array<bool, 3> periodic_{false, false, false};
 };
 
 }  // namespace kfvm

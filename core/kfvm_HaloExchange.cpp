@@ -22,7 +22,8 @@ GhostedBlock::GhostedBlock(const Decomposition& decomposition, int rank, int wid
   for (int r = 0; r < decomposition.numRanks(); ++r)
     for (int a = 0; a < 3; ++a) {
       const int cells = decomposition.block(r).count[a];
-      require(decomposition.processGrid()[a] == 1 || cells >= width,
+      require((decomposition.processGrid()[a] == 1 && !decomposition.isPeriodic(a)) ||
+                  cells >= width,
               "ghost layers: rank ", r, "'s block has ", cells, " cells along axis ", a,
               ", fewer than the ", width,
               " ghost layers (use fewer ranks along that axis)");

@@ -16,15 +16,23 @@ namespace kfvm {
 
 namespace Details {
 
-/// The global grid's vertices of the rank's ghosted block.
+/// The global grid's vertices of the rank's ghosted block; along a periodic axis the
+/// ghosts beyond an end are the cells at the other end, moved by the grid's length.
 CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomposition,
                           const GhostedBlock& layout, int rank) {
   const auto block = decomposition.block(rank);
   std::vector<double> vertices[3];
   for (int a = 0; a < grid.dimension(); ++a) {
     const auto& all = grid.vertices(a);
+    const int n = grid.cells(a);
+    const double length = all[std::size_t(n)] - all[0];
     const int first = block.first[a] - layout.lower[a];
-    vertices[a].assign(all.begin() + first, all.begin() + first + layout.extent[a] + 1);
+    for (int v = first; v <= first + layout.extent[a]; ++v) {
+      const int wrapped = ((v % n) + n) % n;  // v = wrapped + turns * n
+      const int turns = (v - wrapped) / n;
+      vertices[a].push_back(v == n ? all[std::size_t(n)]
+                                   : all[std::size_t(wrapped)] + turns * length);
+    }
   }
   return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
 }
@@ -34,12 +42,16 @@ std::vector<long long> localGlobalIds(const Decomposition& decomposition,
   const auto first = decomposition.block(rank).first;
   const auto& cells = decomposition.cells();
   std::vector<long long> ids(std::size_t(layout.size()));
+  const auto wrap = [&](int index, int a) {  // a periodic axis' ghosts wrap around
+    return (index % cells[a] + cells[a]) % cells[a];
+  };
   for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
     for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
       for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i)
         ids[std::size_t(layout.index(i, j, k))] =
-            (first[0] + i) +
-            (long long)cells[0] * ((first[1] + j) + (long long)cells[1] * (first[2] + k));
+            wrap(first[0] + i, 0) +
+            (long long)cells[0] *
+                (wrap(first[1] + j, 1) + (long long)cells[1] * wrap(first[2] + k, 2));
   return ids;
 }
 
@@ -48,6 +60,11 @@ bool isPhysicalPatch(const Decomposition& decomposition, int rank, Patch patch) 
   require(axis < decomposition.dimension(), "distributed system: patch '",
           patchName(patch), "' is not a side of a ", decomposition.dimension(), "D grid");
   return decomposition.neighbour(rank, axis, side) < 0;
+}
+
+bool isPeriodicSplit(const Decomposition& decomposition) {
+  return decomposition.isPeriodic(0) || decomposition.isPeriodic(1) ||
+         decomposition.isPeriodic(2);
 }
 
 std::function<void(double*, int)> maxOverRanks(MPI_Comm comm, int rank) {
@@ -147,7 +164,8 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
   operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
                                                                stepper_->assembler());
-  operator_->setGrid(grid_);  // for multigrid
+  if (!Details::isPeriodicSplit(decomposition_))
+    operator_->setGrid(grid_);  // for multigrid (its levels are not periodic)
   stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered

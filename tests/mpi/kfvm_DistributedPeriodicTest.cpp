@@ -1,0 +1,131 @@
+// Periodic grids across 1, 2 and 4 ranks: a split with periodic axes wraps the ghost
+// layers around the grid, so every rank's block is an ordinary grid (the assembled
+// matrix and the matrix-free stencil alike) and the steps equal the one-process steps on
+// the periodic Mesh: diffusion with upwind and Van Leer convection, periodic in both
+// axes and in x only (Dirichlet at the bottom and top).
+#include "../kfvm_TestSpace.hpp"
+#include "kfvm_MpiTestHelpers.hpp"
+
+#include <kfvm_DistributedSystem.hpp>
+#include <kfvm_ImplicitStepper.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace kfvm::Test {
+namespace {
+
+using Space = TestExecSpace;
+constexpr double pi = 3.14159265358979323846;
+
+/// phi(x, y) at the cell centres of a mesh (periodic in x over 1.2 and in y over 1).
+std::vector<double> startValues(const Mesh<Space>& mesh) {
+  const auto centres =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
+  std::vector<double> values;
+  for (Ordinal c = 0; c < mesh.numCells(); ++c) {
+    const double x = centres(c, 0), y = centres(c, 1);
+    values.push_back(0.3 + std::sin(2 * pi * x / 1.2) * std::cos(2 * pi * y) +
+                     (std::abs(x - 0.4) < 0.2 && std::abs(y - 0.5) < 0.2 ? 1.0 : 0.0));
+  }
+  return values;
+}
+
+struct Case {
+  bool periodicY;
+  bool convect;
+  ConvectionScheme scheme;
+  bool matrixFree;
+};
+
+void setUp(Equation<Space>& equation, const Case& c, bool bottomAndTop) {
+  equation.transient().diffusion(Real(0.05));
+  if (c.convect) equation.convection(0.7, 0.3, 0, c.scheme);
+  if (bottomAndTop)
+    equation.boundary(Patch::Bottom, BoundaryCondition::dirichlet(1))
+        .boundary(Patch::Top, BoundaryCondition::dirichlet(0));
+}
+
+void checkAgainstOneProcess(const Case& c) {
+  const auto grid = CartesianGrid::uniform2D(12, 10, 1.2, 1.0);
+  const std::array<bool, 3> periodic{true, c.periodicY, false};
+  const Real dt = 0.02;
+  const int steps = 3;
+  const bool tvd = c.convect && isTvd(c.scheme);
+  // The periodic mesh on this process alone.
+  const Mesh<Space> whole(grid, GridGeometry(Coordinates::Cartesian, periodic));
+  CellField<Space> reference(whole, "phi");
+  reference.fromHost(startValues(whole));
+  Equation<Space> alone(whole);
+  setUp(alone, c, !c.periodicY);
+  ImplicitStepper<Space> stepper(
+      alone, makeLinearSolver<Space>(c.convect ? "bicgstab" : "cg",
+                                     {{"tolerance", solverToleranceText(1e-13)}}));
+  stepper.setSweeps(40, Real(solverTolerance(1e-12)));
+  for (int s = 0; s < steps; ++s) ASSERT_TRUE(stepper.step(reference, dt).converged);
+  const auto expected = reference.toHost();
+  // Across the ranks, the split wrapping around.
+  const auto split =
+      Decomposition::balanced(2, {12, 10, 1}, worldSize()).withPeriodicAxes(periodic);
+  DistributedSystem<Space> system(grid, split, MPI_COMM_WORLD, GpuAwareMpi::Auto,
+                                  tvd ? 2 : 1);
+  EXPECT_FALSE(system.isPhysical(Patch::Left) || system.isPhysical(Patch::Right));
+  if (c.periodicY)
+    EXPECT_FALSE(system.isPhysical(Patch::Bottom) || system.isPhysical(Patch::Top));
+  const auto& local = system.localMesh();
+  CellField<Space> phi(local, "phi");
+  phi.fromHost(startValues(local));  // the ghosts beyond an end: the other end's values
+  Equation<Space> part(local);
+  setUp(part, c, false);
+  if (!c.periodicY) {
+    if (system.isPhysical(Patch::Bottom))
+      part.boundary(Patch::Bottom, BoundaryCondition::dirichlet(1));
+    if (system.isPhysical(Patch::Top))
+      part.boundary(Patch::Top, BoundaryCondition::dirichlet(0));
+  }
+  system.setEquation(part);
+  system.setSolver(c.convect ? "bicgstab" : "cg", solverTolerance(1e-13), 5000);
+  system.setSweeps(40, solverTolerance(1e-12));
+  if (c.matrixFree) system.setMatrixFree(true);
+  for (int s = 0; s < steps; ++s) ASSERT_TRUE(system.step(phi, dt).converged);
+  const auto values = phi.toHost();
+  const auto ids = system.localGlobalIds();
+  double worst = 0;
+  for (std::size_t cell = 0; cell < ids.size(); ++cell)  // owned and ghost cells
+    worst = std::max(worst,
+                     std::abs(double(values[cell] - expected[std::size_t(ids[cell])])));
+  if (worldRank() == 0)
+    std::printf("  periodic %s, %s%s on %d ranks: max difference %.2e\n",
+                c.periodicY ? "x and y" : "x",
+                c.convect ? convectionSchemeName(c.scheme).c_str() : "diffusion",
+                c.matrixFree ? " (matrix-free)" : "", worldSize(), worst);
+  EXPECT_LT(worst, tolerance(1e-10)) << "rank " << worldRank() << " of " << worldSize();
+}
+
+TEST(DistributedPeriodic, DiffusionStepsEqualTheOneProcessSteps) {
+  checkAgainstOneProcess({true, false, ConvectionScheme::Upwind, false});
+  checkAgainstOneProcess({false, false, ConvectionScheme::Upwind, false});
+}
+
+TEST(DistributedPeriodic, MatrixFreeStencilStepsEqualTheOneProcessSteps) {
+  checkAgainstOneProcess({true, false, ConvectionScheme::Upwind, true});
+}
+
+TEST(DistributedPeriodic, UpwindAndVanLeerConvectionEqualTheOneProcessSteps) {
+  checkAgainstOneProcess({true, true, ConvectionScheme::Upwind, false});
+  checkAgainstOneProcess({false, true, ConvectionScheme::VanLeer, false});
+}
+
+TEST(DistributedPeriodic, AxesBeyondTheDimensionAreRefused) {
+  expectRefused(
+      [] {
+        Decomposition::balanced(2, {12, 10, 1}, 1).withPeriodicAxes({true, true, true});
+      },
+      {"axis 2 of a 2D grid cannot be periodic"});
+}
+
+}  // namespace
+}  // namespace kfvm::Test

@@ -113,12 +113,15 @@ void requirePositiveDefiniteTensors(const Mesh<ExecSpace>& mesh,
                           FirstIndefiniteTensor<ExecSpace>{values, mesh.dimension()},
                           Kokkos::Min<Ordinal>(first));
   if (first >= n) return;  // Min starts from the largest Ordinal
-  auto tensor = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(),
-      Kokkos::subview(values, std::make_pair(first, first + 1), Kokkos::ALL()));
-  auto centres = where == Centering::Cell ? mesh.cellCentres() : mesh.faceCentres();
-  auto centre = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), Kokkos::subview(centres, first, Kokkos::ALL()));
+  // Entry by entry: a row of a device View (LayoutLeft on Cuda) is not contiguous, and
+  // deep_copy cannot move a strided subview between the device and the host.
+  Kokkos::View<Real* [6], Kokkos::HostSpace> tensor("kfvm::DiffusionTensor::bad", 1);
+  for (int k = 0; k < 6; ++k)
+    Kokkos::deep_copy(Kokkos::subview(tensor, 0, k), Kokkos::subview(values, first, k));
+  const auto centres = where == Centering::Cell ? mesh.cellCentres() : mesh.faceCentres();
+  Real centre[3];
+  for (int a = 0; a < 3; ++a)
+    Kokkos::deep_copy(centre[a], Kokkos::subview(centres, first, a));
   const int dim = mesh.dimension();
   Real T[3][3], minor = 0;
   loadTensor(tensor, 0, dim, T);
@@ -130,7 +133,7 @@ void requirePositiveDefiniteTensors(const Mesh<ExecSpace>& mesh,
     entries << "]";
   }
   fail(what, " tensor at ", where == Centering::Cell ? "cell " : "face ", first, " (",
-       centre(0), ", ", centre(1), ", ", centre(2), ") is not positive definite: [",
+       centre[0], ", ", centre[1], ", ", centre[2], ") is not positive definite: [",
        entries.str(), "], its ", k + 1, "x", k + 1, " leading minor is ", minor);
 }
 

@@ -64,10 +64,7 @@ class DistributedMeshProblem : public DeckProblem {
   }
   StepReport solveSteady() override { return system_.solveSteady(fields_[0]); }
   StepReport stepExplicit(double dt, const std::string& scheme) override {
-    require(explicit_ != nullptr, "deck: no explicit scheme in [time]");
-    double negative = -double(explicit_->stableTimeStep());
-    reduceOverRanks(&negative, 1, true);
-    return stepExplicitly(*explicit_, fields_[0], dt, scheme, Real(-negative));
+    return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
   }
   DistributedMeshSystem<Space>& system() { return system_; }
 

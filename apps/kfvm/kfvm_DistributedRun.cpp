@@ -62,10 +62,7 @@ class DistributedScalarProblem : public DeckProblem {
   /// The stable limit is the smallest of every rank's: a block's cells next to its
   /// ghosts have no face beyond them, which can only raise their own limit.
   StepReport stepExplicit(double dt, const std::string& scheme) override {
-    require(explicit_ != nullptr, "deck: no explicit scheme in [time]");
-    double negative = -double(explicit_->stableTimeStep());
-    reduceOverRanks(&negative, 1, true);
-    return stepExplicitly(*explicit_, fields_[0], dt, scheme, Real(-negative));
+    return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
   }
   const Mesh<Space>& mesh() const { return system_.localMesh(); }
   /// Exchanges one field's ghosts (checkpoints) and lays out the block (output).
@@ -269,6 +266,15 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
 }
 
 }  // namespace
+
+StepReport stepExplicitAcrossRanks(ExplicitStepper<DeckSpace>* stepper,
+                                   CellField<DeckSpace>& phi, double dt,
+                                   const std::string& scheme) {
+  require(stepper != nullptr, "deck: no explicit scheme in [time]");
+  double negative = -double(stepper->stableTimeStep());
+  reduceOverRanks(&negative, 1, true);
+  return stepExplicitly(*stepper, phi, dt, scheme, Real(-negative));
+}
 
 void reduceOverRanks(double* values, int count, bool max) {
   const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,

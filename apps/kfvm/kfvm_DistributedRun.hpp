@@ -4,7 +4,10 @@
 // A deck's run across MPI ranks (kfvm_DistributedRun.cpp; built with MPI only).
 
 #include "kfvm_Deck.hpp"
+#include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
+
+#include <string>
 
 namespace kfvm::app {
 
@@ -35,6 +38,13 @@ int runMeshDeckAcrossRanks(const Deck& deck, const RunOptions& options);
 /// What a Gmsh mesh's deck cannot do across ranks, refused naming the deck's line: a
 /// coupled deck, [parallel] ranks, more ranks than cells.
 void checkMeshAcrossRanks(const Deck& deck);
+
+/// An explicit step of phi on one rank's part by scheme, within the smallest stable limit
+/// over the ranks (a part's cells next to its ghosts have no face beyond them, which can
+/// only raise their own limit); stepper null: the deck names no explicit scheme.
+StepReport stepExplicitAcrossRanks(ExplicitStepper<DeckSpace>* stepper,
+                                   CellField<DeckSpace>& phi, double dt,
+                                   const std::string& scheme);
 
 /// Sums (or maxima, max = true) over the ranks of MPI_COMM_WORLD, in place.
 void reduceOverRanks(double* values, int count, bool max);

@@ -307,9 +307,6 @@ const CartesianGrid& Mesh<ExecSpace>::grid() const {
       coordinatesName(coordinates_),
       " coordinates; the structured paths (matrix-free stencils, geometric "
       "multigrid) take Cartesian ones (the assembled matrix and its solvers take any)");
-  require(!isPeriodic(),
-          "this grid is periodic; the structured paths (matrix-free stencils, geometric "
-          "multigrid) are not yet (the assembled matrix and its solvers take it)");
   return *grid_;
 }
 

@@ -74,8 +74,9 @@ class Mesh {
        const ExecSpace& space = ExecSpace());
   explicit Mesh(const MeshTopology& topology, const ExecSpace& space = ExecSpace());
 
-  /// True when built from a CartesianGrid in Cartesian coordinates: the mesh of the
-  /// structured fast paths (matrix-free stencils, geometric multigrid).
+  /// True when built from a CartesianGrid in Cartesian coordinates with no periodic
+  /// axis: every structured fast path's mesh. The matrix-free stencil and geometric
+  /// multigrid also take periodic grids (grid()).
   bool isCartesian() const {
     return grid_.has_value() && coordinates_ == Coordinates::Cartesian && !isPeriodic();
   }
@@ -89,7 +90,9 @@ class Mesh {
   /// A general mesh's centres and distances (MeshTopology's GeometryConvention);
   /// Centroids on a grid.
   GeometryConvention geometryConvention() const { return convention_; }
-  /// The Cartesian grid; throws kfvm::Error on a general mesh or in other coordinates.
+  /// The Cartesian grid, periodic along isPeriodic()'s axes (the matrix-free stencil and
+  /// geometric multigrid wrap around them); throws kfvm::Error on a general mesh or in
+  /// other coordinates.
   const CartesianGrid& grid() const;
   /// The grid a mesh was built from, in any coordinates (numbering, vertices, output);
   /// throws kfvm::Error on a general mesh.

@@ -34,11 +34,37 @@ struct StencilData {
   // entry is read for every such cell (one address, cached), not each cell's own. -1
   // otherwise, and the diagonal array is read.
   Ordinal interiorCell = -1;
+  // Periodic axes (Mesh numbering): n faces per line along such an axis, face 0 of a
+  // line joining its last cell (the owner) to its first. The first and last cells of
+  // the line are then each other's neighbours.
+  bool wrap[3] = {false, false, false};
 
-  /// True when cell (i, j, k) has all its neighbours (along the grid's axes) in the grid.
+  /// True when the cell at index idx of n along a periodic axis, or inside the line,
+  /// has a neighbour below (Low) or above (High) along it.
+  KOKKOS_INLINE_FUNCTION bool hasLow(int axis, int idx) const {
+    return idx > 0 || wrap[axis];
+  }
+  KOKKOS_INLINE_FUNCTION bool hasHigh(int axis, int idx, int n) const {
+    return idx < n - 1 || wrap[axis];
+  }
+  /// Index offset from a cell to its lower and upper neighbour along an axis (stride:
+  /// the axis' cell stride), wrapping around a periodic axis; 0 where there is none.
+  KOKKOS_INLINE_FUNCTION Ordinal lowStep(int axis, int idx, int n, Ordinal stride) const {
+    return idx > 0 ? -stride : wrap[axis] ? stride * (n - 1) : 0;
+  }
+  KOKKOS_INLINE_FUNCTION Ordinal highStep(int axis, int idx, int n,
+                                          Ordinal stride) const {
+    return idx < n - 1 ? stride : wrap[axis] ? -stride * (n - 1) : stride;
+  }
+  /// Faces normal to x in a row of cells, and y faces per plane (n, or n + 1).
+  KOKKOS_INLINE_FUNCTION Ordinal xFacesPerRow() const { return nx + (wrap[0] ? 0 : 1); }
+  KOKKOS_INLINE_FUNCTION Ordinal yRowsPerPlane() const { return ny + (wrap[1] ? 0 : 1); }
+
+  /// True when cell (i, j, k) has all its neighbours (along the grid's axes).
   KOKKOS_INLINE_FUNCTION bool hasAllNeighbours(int i, int j, int k) const {
-    return i > 0 && i < nx - 1 && (firstY < 0 || (j > 0 && j < ny - 1)) &&
-           (firstZ < 0 || (k > 0 && k < nz - 1));
+    return hasLow(0, i) && hasHigh(0, i, nx) &&
+           (firstY < 0 || (hasLow(1, j) && hasHigh(1, j, ny))) &&
+           (firstZ < 0 || (hasLow(2, k) && hasHigh(2, k, nz)));
   }
   KOKKOS_INLINE_FUNCTION Real diagonalOf(int i, int j, int k, Ordinal cell) const {
     return interiorCell >= 0 && hasAllNeighbours(i, j, k) ? diagonal(interiorCell)
@@ -52,16 +78,24 @@ struct StencilData {
     return uniform ? weight[axis] : upper(face);
   }
 
-  /// Off-diagonal sum of the x and y neighbours of cell (i, j, k).
+  /// Off-diagonal sum of the x and y neighbours of cell (i, j, k). A cell's lower face
+  /// along an axis has the cell's own (i, j, k); its upper face is the next one, or the
+  /// line's face 0 at the end of a periodic axis (as its upper neighbour is).
   KOKKOS_INLINE_FUNCTION Real inPlane(int i, int j, int k, Ordinal cell) const {
-    const Ordinal xFace = i + (nx + 1) * (j + ny * k);
+    const Ordinal xFace = i + xFacesPerRow() * (j + Ordinal(ny) * k);
     Real sum = 0;
-    if (i > 0) sum += lowerWeight(0, xFace) * x(cell - 1);
-    if (i < nx - 1) sum += upperWeight(0, xFace + 1) * x(cell + 1);
+    if (hasLow(0, i)) sum += lowerWeight(0, xFace) * x(cell + lowStep(0, i, nx, 1));
+    if (hasHigh(0, i, nx)) {
+      const Ordinal step = highStep(0, i, nx, 1);
+      sum += upperWeight(0, xFace + step) * x(cell + step);
+    }
     if (firstY >= 0) {
-      const Ordinal yFace = firstY + i + nx * (j + (ny + 1) * k);
-      if (j > 0) sum += lowerWeight(1, yFace) * x(cell - nx);
-      if (j < ny - 1) sum += upperWeight(1, yFace + nx) * x(cell + nx);
+      const Ordinal yFace = firstY + i + Ordinal(nx) * (j + yRowsPerPlane() * k);
+      if (hasLow(1, j)) sum += lowerWeight(1, yFace) * x(cell + lowStep(1, j, ny, nx));
+      if (hasHigh(1, j, ny)) {
+        const Ordinal step = highStep(1, j, ny, nx);
+        sum += upperWeight(1, yFace + step) * x(cell + step);
+      }
     }
     return sum;
   }
@@ -72,8 +106,11 @@ struct StencilData {
     const Ordinal plane = Ordinal(nx) * ny;
     const Ordinal zFace = firstZ + cell;  // z faces are numbered like cells
     Real sum = 0;
-    if (k > 0) sum += lowerWeight(2, zFace) * x(cell - plane);
-    if (k < nz - 1) sum += upperWeight(2, zFace + plane) * x(cell + plane);
+    if (hasLow(2, k)) sum += lowerWeight(2, zFace) * x(cell + lowStep(2, k, nz, plane));
+    if (hasHigh(2, k, nz)) {
+      const Ordinal step = highStep(2, k, nz, plane);
+      sum += upperWeight(2, zFace + step) * x(cell + step);
+    }
     return sum;
   }
 
@@ -98,10 +135,12 @@ struct StencilData {
                                           Real* KOKKOS_RESTRICT out) const {
     const Ordinal plane = Ordinal(nx) * ny, first = Ordinal(nx) * (j + Ordinal(ny) * k);
     const bool hasY = firstY >= 0, hasZ = firstZ >= 0;
-    const Real south = hasY && j > 0, north = hasY && j < ny - 1;
-    const Real bottom = hasZ && k > 0, top = hasZ && k < nz - 1;
-    const Ordinal toSouth = south != 0 ? -nx : 0, toNorth = north != 0 ? nx : 0;
-    const Ordinal toBottom = bottom != 0 ? -plane : 0, toTop = top != 0 ? plane : 0;
+    const Real south = hasY && hasLow(1, j), north = hasY && hasHigh(1, j, ny);
+    const Real bottom = hasZ && hasLow(2, k), top = hasZ && hasHigh(2, k, nz);
+    const Ordinal toSouth = south != 0 ? lowStep(1, j, ny, nx) : 0;
+    const Ordinal toNorth = north != 0 ? highStep(1, j, ny, nx) : 0;
+    const Ordinal toBottom = bottom != 0 ? lowStep(2, k, nz, plane) : 0;
+    const Ordinal toTop = top != 0 ? highStep(2, k, nz, plane) : 0;
     const Real* KOKKOS_RESTRICT xs = x.data() + first;
     const Real* KOKKOS_RESTRICT ds = diagonal.data() + first;
     if (uniform) {
@@ -126,10 +165,11 @@ struct StencilData {
     // Face indices of cell (0, j, k): its lower x, y and z faces (unused axes: 0).
     const Real* KOKKOS_RESTRICT lo = lower.data();
     const Real* KOKKOS_RESTRICT up = upper.data();
-    const Ordinal xFace = (nx + 1) * (j + Ordinal(ny) * k);
-    const Ordinal yFace = hasY ? firstY + nx * (j + Ordinal(ny + 1) * k) : 0;
+    const Ordinal xFace = xFacesPerRow() * (j + Ordinal(ny) * k);
+    const Ordinal yFace = hasY ? firstY + nx * (j + yRowsPerPlane() * k) : 0;
     const Ordinal zFace = hasZ ? firstZ + first : 0;
-    const Ordinal yUp = hasY ? nx : 0, zUp = hasZ ? plane : 0;
+    const Ordinal yUp = hasY ? highStep(1, j, ny, nx) : 0;
+    const Ordinal zUp = hasZ ? highStep(2, k, nz, plane) : 0;
     for (int i = from; i < to; ++i)
       out[i - from] = ds[i] * xs[i] -
                       theta * (lo[xFace + i] * xs[i - 1] + up[xFace + i + 1] * xs[i + 1] +
@@ -237,7 +277,9 @@ struct StencilColumns : StencilData<ExecSpace> {
     const int kEnd = kBegin + depth < this->nz ? kBegin + depth : this->nz;
     const bool hasZ = this->firstZ >= 0;
     const Ordinal start = column + plane * kBegin;
-    Real below = hasZ && kBegin > 0 ? this->x(start - plane) : Real(0);
+    Real below = hasZ && this->hasLow(2, kBegin)
+                     ? this->x(start + this->lowStep(2, kBegin, this->nz, plane))
+                     : Real(0);
     Real here = this->x(start);
     Real lowerFace = hasZ ? this->lowerWeight(2, this->firstZ + start) : Real(0);
     double xy = 0;
@@ -246,11 +288,12 @@ struct StencilColumns : StencilData<ExecSpace> {
       Real offDiagonal = this->inPlane(i, j, k, cell);
       Real above = 0, nextLowerFace = 0;
       if (hasZ) {
-        const Ordinal upperFace = this->firstZ + cell + plane;
+        const Ordinal up = this->highStep(2, k, this->nz, plane);
+        const Ordinal upperFace = this->firstZ + cell + up;
         nextLowerFace = this->lowerWeight(2, upperFace);
-        if (k > 0) offDiagonal += lowerFace * below;
-        if (k < this->nz - 1) {
-          above = this->x(cell + plane);
+        if (this->hasLow(2, k)) offDiagonal += lowerFace * below;
+        if (this->hasHigh(2, k, this->nz)) {
+          above = this->x(cell + up);
           offDiagonal += this->upperWeight(2, upperFace) * above;
         }
       }
@@ -287,13 +330,20 @@ struct StencilUniformColumns : StencilColumns<ExecSpace> {
     const Ordinal plane = Ordinal(nx) * ny;
     const Ordinal start = i + Ordinal(nx) * j + plane * kBegin;
     const Real w0 = this->weight[0], w1 = this->weight[1], w2 = this->weight[2];
-    const Real west = i > 0 ? w0 : 0, east = i < nx - 1 ? w0 : 0;
-    const Real south = j > 0 ? w1 : 0, north = j < ny - 1 ? w1 : 0;
-    const Real bottom = kBegin > 0 ? w2 : 0, top = kBegin + depth < this->nz ? w2 : 0;
-    const Ordinal toWest = i > 0 ? -1 : 0, toEast = i < nx - 1 ? 1 : 0;
-    const Ordinal toSouth = j > 0 ? -nx : 0, toNorth = j < ny - 1 ? nx : 0;
-    const Ordinal toBottom = kBegin > 0 ? -plane : 0;
-    const Ordinal toTop = kBegin + depth < this->nz ? plane : 0;
+    const int nz = this->nz, kLast = kBegin + depth - 1;
+    const Real west = this->hasLow(0, i) ? w0 : 0,
+               east = this->hasHigh(0, i, nx) ? w0 : 0;
+    const Real south = this->hasLow(1, j) ? w1 : 0,
+               north = this->hasHigh(1, j, ny) ? w1 : 0;
+    const Real bottom = this->hasLow(2, kBegin) ? w2 : 0;
+    const Real top = this->hasHigh(2, kLast, nz) ? w2 : 0;
+    // Missing neighbours: offset 0 with weight 0 (highStep's fallback is ignored).
+    const Ordinal toWest = this->lowStep(0, i, nx, 1);
+    const Ordinal toEast = east != 0 ? this->highStep(0, i, nx, 1) : 0;
+    const Ordinal toSouth = this->lowStep(1, j, ny, nx);
+    const Ordinal toNorth = north != 0 ? this->highStep(1, j, ny, nx) : 0;
+    const Ordinal toBottom = this->lowStep(2, kBegin, nz, plane);
+    const Ordinal toTop = top != 0 ? this->highStep(2, kLast, nz, plane) : 0;
     const Real* KOKKOS_RESTRICT xs = this->x.data() + start;
     const Real* KOKKOS_RESTRICT ds = this->diagonal.data() + start;
     Real* KOKKOS_RESTRICT ys = this->y.data() + start;
@@ -304,12 +354,13 @@ struct StencilUniformColumns : StencilColumns<ExecSpace> {
     // The diagonal: one number for the cells with all neighbours, when it is uniform
     // (then only x is read from memory and y written: 16 bytes a cell in double).
     const bool inPlaneInterior =
-        this->interiorCell >= 0 && i > 0 && i < nx - 1 && j > 0 && j < ny - 1;
+        this->interiorCell >= 0 && this->hasAllNeighbours(i, j, 1);
     const Real uniformDiagonal = inPlaneInterior ? this->diagonal(this->interiorCell) : 0;
     for (int m = 0; m < depth; ++m) {
       const int k = kBegin + m;
-      diagonal[m] =
-          inPlaneInterior && k > 0 && k < this->nz - 1 ? uniformDiagonal : ds[m * plane];
+      diagonal[m] = inPlaneInterior && this->hasLow(2, k) && this->hasHigh(2, k, nz)
+                        ? uniformDiagonal
+                        : ds[m * plane];
     }
     for (int m = 0; m < depth; ++m) {
       const Real* KOKKOS_RESTRICT here = xs + m * plane;
@@ -429,7 +480,8 @@ Details::StencilData<ExecSpace> StencilOperator<ExecSpace>::stencilData(
           uniform_,
           {weights_[0], weights_[1], weights_[2]},
           loop_ == StencilLoop::StreamingRows,
-          interiorCell_};
+          interiorCell_,
+          {mesh.isPeriodic(0), mesh.isPeriodic(1), mesh.isPeriodic(2)}};
 }
 
 template <class ExecSpace>

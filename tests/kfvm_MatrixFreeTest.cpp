@@ -1,6 +1,6 @@
 // The matrix-free stencil and fill against the assembled matrix: every loop, boxes,
 // uniform weights, coefficient fields, and the structured fill of the diagonal and
-// right-hand side.
+// right-hand side; periodic grids.
 #include "kfvm_AssemblyProblems.hpp"
 
 #include <kfvm_StencilOperator.hpp>
@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace kfvm::Test {
 namespace {
@@ -265,6 +267,95 @@ TEST(Assembly, MatrixFreeStencilReadsEachDiagonalWhenCoefficientFieldsVary) {
           << (fieldIsTransient ? "transient" : "source") << " field, loop " << int(loop);
     }
   }
+}
+
+// Periodic grids: along a periodic axis the first and last cells are neighbours through
+// the line's face 0. Every loop's product equals the assembled matrix's, with face
+// weights (a diffusivity field and convection, on stretched cells) and with uniform
+// weights (one diffusion constant), periodic along one axis or several, with boundary
+// conditions on the other axes. The 3D grids have 19 cells along z (a partial chunk of
+// the column loop) and 16 (two whole chunks, the uniform path's wrap), and 2 cells
+// along a periodic axis (each cell both neighbours of the other).
+TEST(Assembly, MatrixFreeStencilMatchesCrsProductOnPeriodicGrids) {
+  struct Case {
+    CartesianGrid grid;
+    std::array<bool, 3> periodic;
+  };
+  const std::vector<Case> cases = {
+      {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3, 0.05}), {true, false, false}},
+      {CartesianGrid::uniform1D(2, 1.0), {true, false, false}},
+      {CartesianGrid::fromSpacing({0.1, 0.2, 0.15, 0.3}, {0.4, 0.1, 0.2}),
+       {true, true, false}},
+      {CartesianGrid::uniform2D(6, 11, 1.2, 0.5), {false, true, false}},
+      {CartesianGrid::uniform3D(5, 4, 19, 1.0, 0.8, 1.5), {true, true, true}},
+      {CartesianGrid::uniform3D(4, 3, 16, 1.0, 0.8, 1.5), {false, false, true}},
+      {CartesianGrid::uniform3D(6, 2, 16, 1.0, 0.8, 1.5), {true, true, false}},
+      {CartesianGrid::fromSpacing({0.1, 0.2, 0.15}, {0.4, 0.1, 0.2, 0.3},
+                                  {0.3, 0.1, 0.2, 0.25}),
+       {false, true, true}}};
+  for (const auto& c : cases)
+    for (const bool uniform : {true, false}) {
+      const Mesh<Space> mesh(c.grid, GridGeometry(Coordinates::Cartesian, c.periodic));
+      const int dim = c.grid.dimension();
+      bool evenlySpaced = true;
+      for (int axis = 0; axis < dim; ++axis) {
+        const auto& v = c.grid.vertices(axis);
+        for (std::size_t i = 1; i + 1 < v.size(); ++i)
+          evenlySpaced =
+              evenlySpaced && std::abs((v[i + 1] - v[i]) - (v[1] - v[0])) < 1e-12;
+      }
+      CellField<Space> D(mesh, "D"), old(mesh, "old");
+      setSmoothDiffusivity(D, mesh);
+      setWavyField(old, mesh);
+      Equation<Space> equation(mesh);
+      equation.transient(2.0).implicitSource(-0.25).source(1.0);
+      if (uniform) {
+        equation.diffusion(1.7);
+      } else {
+        equation.diffusion(D).convection(7.0, dim >= 2 ? -4.0 : 0.0, dim >= 3 ? 3.0 : 0.0,
+                                         ConvectionScheme::PowerLaw);
+      }
+      if (mesh.hasPatch(Patch::Left))
+        equation.boundary(Patch::Left, BoundaryCondition::dirichlet(1.0));
+      if (mesh.hasPatch(Patch::Bottom))
+        equation.boundary(Patch::Bottom, BoundaryCondition::robin(2.0, 1.0, 0.5));
+      if (mesh.hasPatch(Patch::Front))
+        equation.boundary(Patch::Front, BoundaryCondition::neumann(-0.3));
+      Assembler<Space> assembler(equation);
+      const Ordinal n = mesh.numCells();
+      Vector<Space> rhs("rhs", n), fromStencil("stencil", n);
+      assembler.assemble(3, 0.5, old, rhs);
+      const auto [a, scale] = hostProduct(assembler, old);
+      const auto x = toHost(old.values());
+      double expectedDot = 0, magnitude = 0;
+      for (std::size_t cell = 0; cell < x.size(); ++cell) {
+        expectedDot += x[cell] * a[cell];
+        magnitude += std::abs(x[cell] * a[cell]);
+      }
+      for (const StencilLoop loop :
+           {StencilLoop::Rows, StencilLoop::Columns, StencilLoop::Cells,
+            StencilLoop::Teams, StencilLoop::StreamingRows, StencilLoop::Auto}) {
+        const StencilOperator<Space> stencil(assembler, loop);
+        const std::string where = Details::concatenate(
+            "dimension ", dim, ", periodic ", c.periodic[0], c.periodic[1], c.periodic[2],
+            uniform ? ", uniform" : ", face weights", ", loop ", int(loop));
+        EXPECT_EQ(stencil.uniformWeights(), uniform && evenlySpaced) << where;
+        Kokkos::deep_copy(fromStencil, Real(-12345));  // every entry must be written
+        stencil.apply(old.values(), fromStencil);
+        EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-13) * scale)
+            << where;
+        Kokkos::deep_copy(fromStencil, Real(-12345));
+        DeviceScalar<Space> dot("dot");
+        Kokkos::deep_copy(dot, 1e300);
+        stencil.applyAndDot(old.values(), fromStencil, dot);
+        double fromDevice = 0;
+        Kokkos::deep_copy(fromDevice, dot);
+        EXPECT_LT(maxDifference(a, toHost(fromStencil)), tolerance(1e-13) * scale)
+            << "applyAndDot, " << where;
+        EXPECT_NEAR(fromDevice, expectedDot, tolerance(1e-13) * magnitude)
+            << "applyAndDot, " << where;
+      }
+    }
 }
 
 }  // namespace

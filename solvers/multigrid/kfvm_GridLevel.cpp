@@ -56,10 +56,10 @@ struct LevelSummary {
       if (idx[a] < g.d.ownedBegin[a] || idx[a] >= g.d.ownedEnd[a]) return;
     const Real diagonal = g.d.diagonal(cell);
     Real off = 0;
-    for (int a = 0; a < g.d.dimension; ++a) {
-      if (idx[a] > 0) off += Compat::abs(g.d.faces(g.face(a, idx, 0)));
-      if (idx[a] + 1 < g.d.cells[a]) off += Compat::abs(g.d.faces(g.face(a, idx, 1)));
-    }
+    for (int a = 0; a < g.d.dimension; ++a)
+      for (int upper = 0; upper < 2; ++upper)
+        if (g.hasNeighbour(a, idx, upper))
+          off += Compat::abs(g.d.faces(g.face(a, idx, upper)));
     m.raise(0, 1 + off / diagonal);
     if (!g.inside(idx)) return;
     m.raise(1, diagonal);
@@ -103,7 +103,9 @@ struct CoarseFaces {
     int first[3] = {0, 0, 0}, count[3] = {1, 1, 1};
     for (int b = 0; b < coarse.d.dimension; ++b)
       if (b != axis) children.range(b, idx[b], first[b], count[b]);
-    const bool boundary = along == 0 || along == coarse.d.cells[axis];
+    // The two ends of a periodic axis are one face inside (its value at both).
+    const bool boundary =
+        (along == 0 || along == coarse.d.cells[axis]) && !coarse.d.periodic[axis];
     const int upper = along == 0 ? 0 : 1;
     const int globalAlong = along + coarse.d.first[axis];
     const Ordinal face = coarse.d.firstFace[axis] + local;
@@ -167,8 +169,8 @@ struct CoarseCells {
 };
 
 /// Face distances along an axis of vertices v: centre to centre inside, centre to
-/// vertex at the two ends.
-inline std::vector<double> faceDistances(const std::vector<double>& v) {
+/// vertex at the two ends (periodic: centre to centre across them, at both).
+inline std::vector<double> faceDistances(const std::vector<double>& v, bool periodic) {
   const std::size_t n = v.size() - 1;
   std::vector<double> d(n + 1);
   const auto centre = [&](std::size_t i) {
@@ -178,21 +180,50 @@ inline std::vector<double> faceDistances(const std::vector<double>& v) {
     d[f] = f == 0   ? centre(0) - v[0]
            : f == n ? v[n] - centre(n - 1)
                     : centre(f) - centre(f - 1);
+  if (periodic) d[0] = d[n] = d[0] + d[n];
   return d;
 }
+
+/// The finest periodic level's faces from the assembler's (Mesh numbering: n faces per
+/// line along a periodic axis, face 0 joining its ends; the level keeps n + 1, the
+/// ends' value at both).
+template <class ExecSpace>
+struct LevelFacesFromMesh {
+  LevelGeometry<ExecSpace> g;
+  DeviceView<Real*, ExecSpace> meshFaces;
+  Ordinal meshFirst;  // the mesh's first face normal to axis
+  int axis;
+  KOKKOS_FUNCTION void operator()(Ordinal local) const {
+    int idx[3];
+    g.faceIndices(axis, local, idx);
+    int counts[3] = {g.d.cells[0], g.d.cells[1], g.d.cells[2]};
+    if (g.d.periodic[axis]) {
+      if (idx[axis] == counts[axis]) idx[axis] = 0;
+    } else {
+      counts[axis] += 1;
+    }
+    g.d.faces(g.d.firstFace[axis] + local) = meshFaces(
+        meshFirst + idx[0] + Ordinal(counts[0]) * (idx[1] + counts[1] * idx[2]));
+  }
+};
 
 }  // namespace Details
 
 template <class ExecSpace>
-GridLevel<ExecSpace>::GridLevel(const CartesianGrid& grid)
+GridLevel<ExecSpace>::GridLevel(const CartesianGrid& grid,
+                                const std::array<bool, 3>& periodic)
     : GridLevel(grid.dimension(), {grid.vertices(0), grid.vertices(1), grid.vertices(2)},
-                Placement{}) {}
+                Placement{}, periodic) {}
 
 template <class ExecSpace>
 GridLevel<ExecSpace>::GridLevel(int dimension,
                                 const std::array<std::vector<double>, 3>& vertices,
-                                const Placement& placement)
-    : dimension_(dimension), vertices_(vertices), placement_(placement) {
+                                const Placement& placement,
+                                const std::array<bool, 3>& periodic)
+    : dimension_(dimension),
+      vertices_(vertices),
+      placement_(placement),
+      periodic_(periodic) {
   Ordinal cellCount = 1;
   for (int a = 0; a < 3; ++a) {
     if (vertices_[a].size() < 2) vertices_[a] = {0.0, 1.0};  // an axis beyond dimension
@@ -207,6 +238,12 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
             "GridLevel: a block of ", cells_[a], " cells from ", p.first[a],
             " along axis ", a, " (owned ", p.ownedBegin[a], " to ", p.ownedEnd[a],
             ") does not fit a global level of ", p.global[a]);
+    require(
+        !periodic_[a] || (a < dimension_ && p.first[a] == 0 && p.global[a] == cells_[a] &&
+                          p.ownedBegin[a] == 0 && p.ownedEnd[a] == cells_[a]),
+        "GridLevel: axis ", a, " of a ", dimension_,
+        "D level cannot be periodic here (periodic levels are one process's)");
+    data_.periodic[a] = periodic_[a];
     data_.first[a] = p.first[a];
     data_.global[a] = p.global[a];
     data_.ownedBegin[a] = p.ownedBegin[a];
@@ -220,8 +257,10 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
       auto counts = cells_;
       counts[a] += 1;
       numFaces_ += Ordinal(counts[0]) * counts[1] * counts[2];
+      counts[a] -= periodic_[a] ? 1 : 0;
+      meshFaces_ += Ordinal(counts[0]) * counts[1] * counts[2];
     }
-    const auto d = Details::faceDistances(vertices_[a]);
+    const auto d = Details::faceDistances(vertices_[a], periodic_[a]);
     data_.distances[a] = DeviceView<Real*, ExecSpace>(name + "distances", d.size());
     auto host = Kokkos::create_mirror_view(data_.distances[a]);
     for (std::size_t f = 0; f < d.size(); ++f) host(f) = Real(d[f]);
@@ -238,15 +277,25 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
   }
   data_.robinA = DeviceView<Real*, ExecSpace>(name + "robinA", slots);
   data_.robinB = DeviceView<Real*, ExecSpace>(name + "robinB", slots);
+  if (periodic_[0] || periodic_[1] || periodic_[2])
+    fromMesh_ = DeviceView<Real*, ExecSpace>(name + "fromMesh", meshFaces_);
   data_.mass = DeviceView<Real*, ExecSpace>(name + "mass", cellCount);
   data_.diagonal = DeviceView<Real*, ExecSpace>(name + "diagonal", cellCount);
 }
 
 template <class ExecSpace>
+std::array<bool, 3> GridLevel<ExecSpace>::mergeableAxes() const {
+  std::array<bool, 3> allowed{}, merged{};
+  for (int a = 0; a < 3; ++a)
+    allowed[a] = !periodic_[a] || cells_[a] == 2 || cells_[a] % 4 == 0;
+  (void)coarserVertices(dimension_, vertices_, allowed, merged);
+  return merged;
+}
+
+template <class ExecSpace>
 bool GridLevel<ExecSpace>::canCoarsen() const {
-  for (int a = 0; a < dimension_; ++a)
-    if (cells_[a] > 1) return true;
-  return false;
+  const auto merged = mergeableAxes();
+  return merged[0] || merged[1] || merged[2];
 }
 
 template <class ExecSpace>
@@ -283,33 +332,62 @@ std::array<std::vector<double>, 3> GridLevel<ExecSpace>::coarserVertices(
 template <class ExecSpace>
 GridLevel<ExecSpace> GridLevel<ExecSpace>::coarser() const {
   require(canCoarsen(), "GridLevel::coarser: the ", description(),
-          " has one cell along every axis");
+          " has no axis to merge (one cell along every axis, or an odd count along a "
+          "periodic one)");
   require(placement_.global == cells_, "GridLevel::coarser: the ", description(),
           " is one rank's block");
+  const auto allowed = mergeableAxes();
   std::array<bool, 3> merged{};
-  return GridLevel(dimension_,
-                   coarserVertices(dimension_, vertices_, {true, true, true}, merged),
-                   Placement{});
+  return GridLevel(dimension_, coarserVertices(dimension_, vertices_, allowed, merged),
+                   Placement{}, periodic_);
 }
 
 template <class ExecSpace>
 void GridLevel<ExecSpace>::refresh(const Assembler<ExecSpace>& assembler,
                                    const Vector<ExecSpace>& diagonal) {
   const auto& mesh = assembler.equation().mesh();
-  require(mesh.numCells() == numCells() && mesh.numFaces() == numFaces_ &&
-              mesh.cellCounts() == cells_,
+  bool samePeriodic = true;
+  for (int a = 0; a < 3; ++a)
+    samePeriodic = samePeriodic && mesh.isPeriodic(a) == periodic_[a];
+  require(mesh.numCells() == numCells() && mesh.numFaces() == meshFaces_ &&
+              mesh.cellCounts() == cells_ && samePeriodic,
           "GridLevel::refresh: the assembler's mesh of ", mesh.numCells(), " cells and ",
-          mesh.numFaces(), " faces is not the ", description());
+          mesh.numFaces(), " faces", mesh.isPeriodic() ? " (periodic)" : "",
+          " is not the ", description());
   require(diagonal.extent(0) == std::size_t(numCells()),
           "GridLevel::refresh: ", diagonal.extent(0), " diagonal entries for ",
           numCells(), " cells");
   const auto& bcs = assembler.equation().boundaryConditions();
-  require(bcs.robinA().extent(0) == data_.robinA.extent(0),
-          "GridLevel::refresh: the boundary conditions have ", bcs.robinA().extent(0),
-          " slots, the ", description(), " has ", data_.robinA.extent(0));
-  assembler.faceForm(data_.faces);
-  Kokkos::deep_copy(ExecSpace(), data_.robinA, bcs.robinA());
-  Kokkos::deep_copy(ExecSpace(), data_.robinB, bcs.robinB());
+  if (fromMesh_.extent(0) == 0) {
+    require(bcs.robinA().extent(0) == data_.robinA.extent(0),
+            "GridLevel::refresh: the boundary conditions have ", bcs.robinA().extent(0),
+            " slots, the ", description(), " has ", data_.robinA.extent(0));
+    assembler.faceForm(data_.faces);
+    Kokkos::deep_copy(ExecSpace(), data_.robinA, bcs.robinA());
+    Kokkos::deep_copy(ExecSpace(), data_.robinB, bcs.robinB());
+  } else {
+    assembler.faceForm(fromMesh_);
+    for (int a = 0; a < dimension_; ++a) {
+      auto counts = cells_;
+      counts[a] += 1;
+      forEachIndex("kfvm::GridLevel::facesFromMesh", ExecSpace(),
+                   Ordinal(counts[0]) * counts[1] * counts[2],
+                   Details::LevelFacesFromMesh<ExecSpace>{
+                       {data_}, fromMesh_, mesh.firstFace(a), a});
+    }
+    // Patch by patch: a periodic axis' two patches have no slots on the mesh; here
+    // theirs are never read.
+    for (int p = 0; p < 2 * dimension_; ++p) {
+      const Ordinal size = mesh.patchSize(p), first = mesh.patchFirstSlot(p);
+      const std::pair<Ordinal, Ordinal> mine(data_.patchFirst[p],
+                                             data_.patchFirst[p] + size);
+      const std::pair<Ordinal, Ordinal> theirs(first, first + size);
+      Kokkos::deep_copy(ExecSpace(), Kokkos::subview(data_.robinA, mine),
+                        Kokkos::subview(bcs.robinA(), theirs));
+      Kokkos::deep_copy(ExecSpace(), Kokkos::subview(data_.robinB, mine),
+                        Kokkos::subview(bcs.robinB(), theirs));
+    }
+  }
   forEachIndex("kfvm::GridLevel::massFromDiagonal", ExecSpace(), numCells(),
                Details::LevelMassFromDiagonal<ExecSpace>{{data_}, diagonal});
   summarize();
@@ -366,7 +444,10 @@ template <class ExecSpace>
 std::string GridLevel<ExecSpace>::description() const {
   std::string text = "multigrid level of " + std::to_string(cells_[0]);
   for (int a = 1; a < dimension_; ++a) text += " x " + std::to_string(cells_[a]);
-  return text + " cells";
+  text += " cells";
+  for (int a = 0; a < dimension_; ++a)
+    if (periodic_[a]) text += std::string(", periodic in ") + "xyz"[a];
+  return text;
 }
 
 template <class ExecSpace>

@@ -32,6 +32,13 @@ namespace kfvm {
 /// a variable D is averaged over the coarse face. GridTransfer moves vectors between two
 /// levels.
 ///
+/// Periodic axes (one process): the first and last cells along such an axis are
+/// neighbours through a face with c_f like an interior one, stored at both ends of the
+/// line (its face 0 and face n, distance: centre to centre across the ends); the axis has
+/// no boundary slots in use. Such an axis is merged while its cell count is 2 or a
+/// multiple of 4, so that every level has an even count along it (red-black
+/// Gauss-Seidel's colours stay independent) or one cell.
+///
 /// Structure (allocation) at construction; refresh() takes new values and allocates
 /// nothing. Nothing here reads the mesh's face lists.
 ///
@@ -51,11 +58,14 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     std::array<int, 3> ownedBegin{0, 0, 0}, ownedEnd{0, 0, 0};
   };
 
-  /// The level of grid's cells.
-  explicit GridLevel(const CartesianGrid& grid);
-  /// A rank's ghosted block (its vertices) of a global level placed as placement says.
+  /// The level of grid's cells, periodic along the axes given.
+  explicit GridLevel(const CartesianGrid& grid,
+                     const std::array<bool, 3>& periodic = {false, false, false});
+  /// A rank's ghosted block (its vertices) of a global level placed as placement says;
+  /// periodic axes on one process only (the default placement).
   GridLevel(int dimension, const std::array<std::vector<double>, 3>& vertices,
-            const Placement& placement);
+            const Placement& placement,
+            const std::array<bool, 3>& periodic = {false, false, false});
 
   /// The vertices of the next coarser level of a grid with these vertices: cells merged
   /// in pairs along the axes allowed with more than one cell whose mean spacing is below
@@ -65,10 +75,11 @@ class GridLevel final : public LinearOperator<ExecSpace> {
       int dimension, const std::array<std::vector<double>, 3>& vertices,
       const std::array<bool, 3>& allowed, std::array<bool, 3>& merged);
 
-  /// True when some axis has more than one cell.
+  /// True when coarser() merges some axis: one with more than one cell (on a periodic
+  /// axis, 2 or a multiple of 4).
   bool canCoarsen() const;
-  /// The next coarser level (structure only; the axes merged as above). Throws
-  /// kfvm::Error when !canCoarsen(); one process only.
+  /// The next coarser level (structure only; the axes merged as above, periodic along
+  /// the same axes). Throws kfvm::Error when !canCoarsen(); one process only.
   GridLevel coarser() const;
 
   /// Values from assembler's last assemble(): its mesh must be this level's grid.
@@ -95,6 +106,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
   const std::vector<double>& vertices(int axis) const { return vertices_[axis]; }
   int dimension() const { return dimension_; }
   const Placement& placement() const { return placement_; }
+  const std::array<bool, 3>& periodic() const { return periodic_; }
   Ordinal numCells() const { return space_.size(); }
 
   /// What the kernels read (Details).
@@ -107,6 +119,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     Ordinal patchFirst[6];                        // the first boundary slot of each patch
     DeviceView<Real*, ExecSpace> robinA, robinB;  // per boundary slot
     DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
+    bool periodic[3];
     int first[3], global[3], ownedBegin[3], ownedEnd[3];  // the Placement
     // True when the cells with neighbours on both sides along every axis have one
     // diagonal, and each of their faces along an axis one coefficient (to a relative
@@ -119,12 +132,18 @@ class GridLevel final : public LinearOperator<ExecSpace> {
  private:
   /// After new values: the uniform numbers and the Jacobi bound (one reduction).
   void summarize();
+  /// The axes coarser() merges.
+  std::array<bool, 3> mergeableAxes() const;
 
   int dimension_;
   std::array<int, 3> cells_;
   std::array<std::vector<double>, 3> vertices_;
   Placement placement_;
+  std::array<bool, 3> periodic_{false, false, false};
   Ordinal numFaces_ = 0;
+  Ordinal meshFaces_ = 0;  // the faces of the level's grid as a Mesh numbers them
+  // On a periodic level: the finest refresh's face values in the Mesh's numbering.
+  DeviceView<Real*, ExecSpace> fromMesh_;
   VectorSpace<ExecSpace> space_;
   Data data_;
   double jacobiBound_ = 2;

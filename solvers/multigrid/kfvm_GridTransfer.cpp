@@ -113,6 +113,10 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
             " is not the next coarser level of the ", fine.description());
     const auto x = Details::centres(fine.vertices(a));
     const auto X = Details::centres(coarse.vertices(a));
+    // Around a periodic axis the first and last coarse cells are neighbours: a fine
+    // cell beyond the first or last coarse centre interpolates across the ends.
+    const bool wraps = merged && coarse.periodic()[a] && m > 1;
+    const double length = fine.vertices(a).back() - fine.vertices(a).front();
     std::vector<int> parent(n), other(n);
     std::vector<Real> weight(n, Real(0));  // in Real: R is exactly P^T
     std::vector<std::vector<std::pair<int, Real>>> sources(m);
@@ -124,10 +128,18 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
           std::min(std::max((merged ? global / 2 : global) - coarseFirst, 0), m - 1);
       int J = I;
       if (merged) J = x[i] < X[I] ? I - 1 : x[i] > X[I] ? I + 1 : I;
+      double XJ = J >= 0 && J < m ? X[std::size_t(J)] : 0;
+      if (wraps && J < 0) {
+        J = m - 1;
+        XJ = X[std::size_t(J)] - length;
+      } else if (wraps && J >= m) {
+        J = 0;
+        XJ = X[0] + length;
+      }
       if (J < 0 || J >= m) J = I;
       parent[i] = I;
       other[i] = J;
-      if (J != I) weight[i] = Real((x[i] - X[I]) / (X[J] - X[I]));
+      if (J != I) weight[i] = Real((x[i] - X[I]) / (XJ - X[I]));
       sources[I].push_back({i, Real(1) - weight[i]});  // as the prolongation computes it
       if (J != I) sources[J].push_back({i, weight[i]});
     }

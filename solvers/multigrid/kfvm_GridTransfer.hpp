@@ -9,7 +9,8 @@ namespace kfvm {
 ///  - prolongation P, cell-centred linear interpolation: along each merged axis a fine
 ///    cell takes its own coarse cell and the coarse neighbour on its side, weighted by
 ///    the distances between their centres (3/4 and 1/4 on a uniform grid); at the
-///    grid's two ends its own coarse cell alone; along an axis not merged, its cell;
+///    grid's two ends its own coarse cell alone (around a periodic axis, the coarse
+///    cell across the ends too); along an axis not merged, its cell;
 ///    the tensor product of the axes (8 coarse cells in 3D);
 ///  - restriction R = P^T: each fine value shared among the coarse cells that
 ///    interpolate to it, with weights summing to 1 (finite-volume residuals are

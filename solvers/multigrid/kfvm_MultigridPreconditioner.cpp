@@ -355,7 +355,10 @@ class Multigrid final : public Preconditioner<ExecSpace> {
         gathered_ = std::make_unique<GatheredCoarseSolve<ExecSpace>>(
             *grids_.back(), split, *distribution_);
     } else {
-      grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grid));
+      const auto& mesh = assembler.equation().mesh();
+      grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(
+          grid, std::array<bool, 3>{mesh.isPeriodic(0), mesh.isPeriodic(1),
+                                    mesh.isPeriodic(2)}));
     }
     require(grids_[0]->numCells() == op.size(), "mg preconditioner: the ",
             op.description(), " has ", op.size(), " rows for a grid of ",
@@ -363,6 +366,16 @@ class Multigrid final : public Preconditioner<ExecSpace> {
     while (distribution_ == nullptr && int(grids_.size()) < maxLevels_ &&
            grids_.back()->numCells() > coarseCells_ && grids_.back()->canCoarsen())
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
+    // Red-black colours are independent only with an even count along a periodic axis
+    // (its ends are neighbours); coarser() keeps the counts even from an even grid.
+    for (const auto& level : grids_)
+      for (int a = 0; a < level->dimension(); ++a)
+        require(smoother_ != Smoother::GaussSeidel || !level->periodic()[a] ||
+                    level->cells()[a] % 2 == 0 || level->cells()[a] == 1,
+                "mg_smoother 'gauss-seidel': red-black sweeps need an even number of "
+                "cells along a periodic axis, and the ",
+                level->description(), " has ", level->cells()[a], " along axis ", a,
+                "; use mg_smoother 'chebyshev' (the default)");
     const int n = levels();
     transfers_.clear();
     sweeps_.clear();

@@ -59,14 +59,24 @@ struct LevelGeometry {
     const Real distance = d.distances[axis](upper ? d.cells[axis] : 0);
     return a == 0 ? Real(0) : d.faces(face(axis, idx, upper)) * a / (a * distance + b);
   }
+  /// True when cell idx has a neighbour below (upper = 0) or above (upper = 1) along
+  /// axis: inside the line, or around a periodic axis.
+  KOKKOS_INLINE_FUNCTION bool hasNeighbour(int axis, const int idx[3], int upper) const {
+    return d.periodic[axis] || (upper ? idx[axis] + 1 < d.cells[axis] : idx[axis] > 0);
+  }
+  /// The index step from cell idx to that neighbour (wrapping around a periodic axis).
+  KOKKOS_INLINE_FUNCTION Ordinal step(int axis, const int idx[3], int upper) const {
+    const Ordinal s = stride(axis), wrap = s * (d.cells[axis] - 1);
+    if (upper) return idx[axis] + 1 < d.cells[axis] ? s : -wrap;
+    return idx[axis] > 0 ? -s : wrap;
+  }
   /// The sum of cell idx's interior face coefficients and boundary conductances.
   KOKKOS_INLINE_FUNCTION Real faceSum(const int idx[3]) const {
     Real sum = 0;
-    for (int a = 0; a < d.dimension; ++a) {
-      sum += idx[a] > 0 ? d.faces(face(a, idx, 0)) : boundaryConductance(a, idx, 0);
-      sum += idx[a] + 1 < d.cells[a] ? d.faces(face(a, idx, 1))
-                                     : boundaryConductance(a, idx, 1);
-    }
+    for (int a = 0; a < d.dimension; ++a)
+      for (int upper = 0; upper < 2; ++upper)
+        sum += hasNeighbour(a, idx, upper) ? d.faces(face(a, idx, upper))
+                                           : boundaryConductance(a, idx, upper);
     return sum;
   }
   /// True when cell idx has a neighbour on both sides along every axis.
@@ -103,10 +113,10 @@ struct LevelGeometry {
     }
     diagonal = d.diagonal(cell);
     Real sum = diagonal * x(cell);
-    for (int a = 0; a < d.dimension; ++a) {
-      if (idx[a] > 0) sum -= d.faces(face(a, idx, 0)) * x(cell - stride(a));
-      if (idx[a] + 1 < d.cells[a]) sum -= d.faces(face(a, idx, 1)) * x(cell + stride(a));
-    }
+    for (int a = 0; a < d.dimension; ++a)
+      for (int upper = 0; upper < 2; ++upper)
+        if (hasNeighbour(a, idx, upper))
+          sum -= d.faces(face(a, idx, upper)) * x(cell + step(a, idx, upper));
     return sum;
   }
   /// A's diagonal at cell (indices idx).

@@ -18,10 +18,17 @@ namespace {
 
 using Space = TestExecSpace;
 
-StepReport solveWithSweeps(const Equation<Space>& equation, CellField<Space>& phi) {
+/// Sweeps of the deferred correction to a residual of 1e-11 of ||b||. Each sweep's
+/// linear solve to 1e-13 of ||b||, or, with inexactSweeps, to 1e-2 of its initial
+/// residual (the sweeps converge to the same answer; 3 times fewer CG iterations).
+StepReport solveWithSweeps(const Equation<Space>& equation, CellField<Space>& phi,
+                           bool inexactSweeps = false) {
+  const Parameters exact{{"tolerance", solverToleranceText(1e-13)},
+                         {"max_iterations", "5000"}};
+  const Parameters inexact{
+      {"tolerance", "1e-2"}, {"criterion", "initial"}, {"max_iterations", "5000"}};
   ImplicitStepper<Space> stepper(
-      equation, makeLinearSolver<Space>("cg", {{"tolerance", solverToleranceText(1e-13)},
-                                               {"max_iterations", "5000"}}));
+      equation, makeLinearSolver<Space>("cg", inexactSweeps ? inexact : exact));
   stepper.setSweeps(200, Real(solverTolerance(1e-11)));
   return stepper.solveSteady(phi);
 }
@@ -94,8 +101,10 @@ double manufacturedError(int n, DiffusionCorrection correction) {
     }
     equation.boundary(name, BoundaryCondition::dirichlet(values));
   }
-  const auto report = solveWithSweeps(equation, phi);
+  const bool corrected = correction != DiffusionCorrection::None;
+  const auto report = solveWithSweeps(equation, phi, corrected);
   EXPECT_TRUE(report.converged) << report.reason;
+  if (corrected) EXPECT_GT(report.sweeps, 5);  // the sweeps, not one solve, converged
   const auto values = toHost(phi.values());
   const auto volumes = toHost(mesh.cellVolumes());
   const auto centres =
@@ -111,28 +120,31 @@ double manufacturedError(int n, DiffusionCorrection correction) {
 
 TEST(NonOrthogonal, ConvergesOnDistortedTetrahedraOnlyWithTheCorrection) {
   std::vector<double> corrected, uncorrected;
-  for (int n : {4, 8, 16}) {
+  const std::vector<int> sizes = {4, 8, 16, 24};  // 384 to 82944 tetrahedra
+  for (int n : sizes) {
     corrected.push_back(manufacturedError(n, DiffusionCorrection::OverRelaxed));
     uncorrected.push_back(manufacturedError(n, DiffusionCorrection::None));
   }
-  // Measured once at n = 32 (not run here: 18 s): order 1.94 from 16 to 32, the
-  // uncorrected error still 5.7e-2.
-  std::vector<double> orders;
+  // Measured once at n = 32 (not run here: 7 s): order 1.955 from 24 to 32, 1.94 from
+  // 16 to 32; the uncorrected error 5.7e-2.
+  std::vector<double> orders, lost;
   for (std::size_t i = 1; i < corrected.size(); ++i) {
-    const double order = std::log2(corrected[i - 1] / corrected[i]);
-    orders.push_back(order);
-    const double lost = std::log2(uncorrected[i - 1] / uncorrected[i]);
+    const double ratio = std::log(double(sizes[i]) / sizes[i - 1]);
+    orders.push_back(std::log(corrected[i - 1] / corrected[i]) / ratio);
+    lost.push_back(std::log(uncorrected[i - 1] / uncorrected[i]) / ratio);
     std::printf(
-        "  tetrahedra refinement %zu: L2 error %.3e -> %.3e (order %.3f) corrected, "
+        "  tetrahedra n = %d -> %d: L2 error %.3e -> %.3e (order %.3f) corrected, "
         "%.3e -> %.3e (order %.3f) uncorrected\n",
-        i, corrected[i - 1], corrected[i], order, uncorrected[i - 1], uncorrected[i],
-        lost);
+        sizes[i - 1], sizes[i], corrected[i - 1], corrected[i], orders.back(),
+        uncorrected[i - 1], uncorrected[i], lost.back());
   }
-  EXPECT_GE(orders[0], 1.5);  // 1.57, then 1.84: rising towards 2
-  EXPECT_GE(orders[1], 1.8);
+  // Measured (Serial): 1.599, 1.844, 1.928: rising towards 2. In float the sweeps stop
+  // at a residual of 1e-6 of ||b||, which the finest error (5e-4) feels.
+  EXPECT_GE(orders[0], 1.5);
   EXPECT_GT(orders[1], orders[0]);
-  EXPECT_LT(corrected.back(), 0.5 * uncorrected.back());
-  EXPECT_LT(std::log2(uncorrected[1] / uncorrected[2]), 1.5);
+  EXPECT_GE(orders[2], sizeof(Real) == sizeof(double) ? 1.9 : 1.8);
+  EXPECT_LT(corrected.back(), 0.05 * uncorrected.back());
+  for (const double order : lost) EXPECT_LT(order, 0.5);  // no convergence without it
 }
 
 /// max |phi - (x + 2 y)| for div(Gamma grad phi) = 0 with phi = x + 2 y on the sides

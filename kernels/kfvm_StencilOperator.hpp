@@ -27,7 +27,8 @@ struct StencilData;
 ///  - StreamingRows: Rows, writing y with streaming (non-temporal) stores on x86-64
 ///    hosts, which write whole cache lines without first reading them (as memcpy does);
 ///    a normal store reads each line of y before writing it. Elsewhere the same as Rows.
-/// All give the same numbers.
+/// All give the same numbers. A grid with periodic axes takes one loop whatever the
+/// choice: one work item per cell, its neighbours wrapping around the periodic axes.
 enum class StencilLoop { Auto, Rows, Columns, Cells, Teams, StreamingRows };
 
 /// Matrix-free apply of the assembled operator on a structured grid: the 3-, 5- or
@@ -70,10 +71,15 @@ class StencilOperator {
  private:
   Details::StencilData<ExecSpace> stencilData(const Vector<ExecSpace>& x,
                                               const Vector<ExecSpace>& y) const;
+  /// y = A x on a box of a periodic grid (the loop that wraps around its axes).
+  void applyPeriodic(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
+                     const std::array<int, 3>& begin,
+                     const std::array<int, 3>& end) const;
   const Assembler<ExecSpace>* assembler_;
   StencilLoop loop_;
   BlockReduction<double, ExecSpace> dotSums_;  // applyAndDot's, with the Columns loop
   bool uniform_ = false;
+  bool periodic_ = false;  // some axis of the grid is periodic
   Real weights_[3] = {0, 0, 0};
   Ordinal interiorCell_ = -1;
 };

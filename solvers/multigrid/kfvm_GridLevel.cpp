@@ -266,6 +266,7 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
     for (std::size_t f = 0; f < d.size(); ++f) host(f) = Real(d[f]);
     Kokkos::deep_copy(data_.distances[a], host);
   }
+  data_.anyPeriodic = periodic_[0] || periodic_[1] || periodic_[2];
   data_.grid = GridInterior(dimension_, cells_);
   data_.dimension = dimension_;
   for (int a = 0; a < 3; ++a) data_.cells[a] = cells_[a];

@@ -119,7 +119,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     Ordinal patchFirst[6];                        // the first boundary slot of each patch
     DeviceView<Real*, ExecSpace> robinA, robinB;  // per boundary slot
     DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
-    bool periodic[3];
+    bool periodic[3], anyPeriodic;  // the kernels take the wraps only with some
     int first[3], global[3], ownedBegin[3], ownedEnd[3];  // the Placement
     // True when the cells with neighbours on both sides along every axis have one
     // diagonal, and each of their faces along an axis one coefficient (to a relative

@@ -73,6 +73,14 @@ struct LevelGeometry {
   /// The sum of cell idx's interior face coefficients and boundary conductances.
   KOKKOS_INLINE_FUNCTION Real faceSum(const int idx[3]) const {
     Real sum = 0;
+    if (!d.anyPeriodic) {
+      for (int a = 0; a < d.dimension; ++a) {
+        sum += idx[a] > 0 ? d.faces(face(a, idx, 0)) : boundaryConductance(a, idx, 0);
+        sum += idx[a] + 1 < d.cells[a] ? d.faces(face(a, idx, 1))
+                                       : boundaryConductance(a, idx, 1);
+      }
+      return sum;
+    }
     for (int a = 0; a < d.dimension; ++a)
       for (int upper = 0; upper < 2; ++upper)
         sum += hasNeighbour(a, idx, upper) ? d.faces(face(a, idx, upper))
@@ -113,6 +121,14 @@ struct LevelGeometry {
     }
     diagonal = d.diagonal(cell);
     Real sum = diagonal * x(cell);
+    if (!d.anyPeriodic) {  // the same for every cell: no divergence
+      for (int a = 0; a < d.dimension; ++a) {
+        if (idx[a] > 0) sum -= d.faces(face(a, idx, 0)) * x(cell - stride(a));
+        if (idx[a] + 1 < d.cells[a])
+          sum -= d.faces(face(a, idx, 1)) * x(cell + stride(a));
+      }
+      return sum;
+    }
     for (int a = 0; a < d.dimension; ++a)
       for (int upper = 0; upper < 2; ++upper)
         if (hasNeighbour(a, idx, upper))

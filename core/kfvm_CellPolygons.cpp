@@ -33,11 +33,17 @@ std::vector<std::vector<std::array<double, 2>>> cellPolygons(
   const auto faceNodes = host(mesh.faceNodes());
   const auto cellOffsets = host(mesh.cellFaceOffsets());
   const auto cellFaces = host(mesh.cellFaces());
+  const auto faceCells = host(mesh.faceCells());
+  // A face joining periodic patches: its second cell has the image side's nodes.
+  const auto imageNodes = host(mesh.faceImageNodes());
   for (Ordinal c = 0; c < mesh.numCells(); ++c) {
     std::vector<std::array<Ordinal, 2>> segments;
     for (Offset i = cellOffsets(c); i < cellOffsets(c + 1); ++i) {
-      const Offset first = nodeOffsets(cellFaces(i));
-      segments.push_back({faceNodes(first), faceNodes(first + 1)});
+      const Ordinal f = cellFaces(i);
+      const Offset first = nodeOffsets(f);
+      const bool image = imageNodes.extent(0) > 0 && faceCells(f, 1) == c;
+      const auto& list = image ? imageNodes : faceNodes;
+      segments.push_back({list(first), list(first + 1)});
     }
     std::vector<Ordinal> chain{segments[0][0], segments[0][1]};
     segments.erase(segments.begin());

@@ -138,6 +138,11 @@ class Mesh {
     return faceNodeOffsets_;
   }
   View<const Ordinal*> faceNodes() const { return faceNodes_; }
+  /// A general mesh with periodic patch pairs: each face's nodes as its second cell has
+  /// them, laid out as faceNodes() (on a joined face the image side's nodes, each
+  /// matched to faceNodes()' node there; elsewhere the face's own); an empty View
+  /// otherwise.
+  View<const Ordinal*> faceImageNodes() const { return faceImageNodes_; }
   /// Identifies this mesh (and its copies); fields remember the mesh they belong to.
   std::uint64_t id() const { return id_; }
   const ExecSpace& space() const { return space_; }
@@ -166,10 +171,11 @@ class Mesh {
   View<const Real*> faceDistances() const {
     return faceDistances_;
   }
-  /// On a periodic grid, each face's shift: what the neighbour's centre moves by to lie
-  /// beside the owner's (the axis' length on the faces that join the ends, 0 elsewhere);
-  /// an empty View without a periodic axis. A centre difference across face f is
-  /// centre(neighbour) + shift(f) - centre(owner).
+  /// On a periodic grid, or a general mesh with periodic patch pairs
+  /// (MeshTopology::addPeriodicPair), each face's shift: what the neighbour's centre
+  /// moves by to lie beside the owner's (the translation between the joined ends on the
+  /// faces that join them, 0 elsewhere); an empty View without periodic faces. A centre
+  /// difference across face f is centre(neighbour) + shift(f) - centre(owner).
   View<const Real* [3]> faceShifts() const {
     return faceShifts_;
   }
@@ -200,7 +206,7 @@ class Mesh {
   View<int*> cellRegions_;
   View<Real* [3]> nodes_;
   View<Offset*> faceNodeOffsets_;
-  View<Ordinal*> faceNodes_;
+  View<Ordinal*> faceNodes_, faceImageNodes_;
   View<Real*> cellVolumes_;
   View<Real* [3]> cellCentres_;
   View<Offset*> cellFaceOffsets_;

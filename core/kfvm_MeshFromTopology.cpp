@@ -22,6 +22,17 @@ DeviceView<T*, ExecSpace> upload(const std::string& label, const std::vector<T>&
   return view;
 }
 
+/// Where cell c sees face f: a face joining periodic patches lies at its nodes on the
+/// first cell's side; the second cell sees it moved back by the face's shift.
+template <class ExecSpace>
+struct PeriodicSides {
+  DeviceView<const Ordinal* [2], ExecSpace> faceCells;
+  DeviceView<const Real* [3], ExecSpace> shifts;  // empty without periodic faces
+  KOKKOS_INLINE_FUNCTION Real offset(Ordinal f, Ordinal c, int a) const {
+    return shifts.extent(0) > 0 && faceCells(f, 1) == c ? -shifts(f, a) : Real(0);
+  }
+};
+
 /// A point inside each cell: the mean of its faces' node means (the apex of the
 /// pyramids a cell is split into; the cell must be star-shaped from it).
 template <class ExecSpace>
@@ -29,6 +40,7 @@ struct CellApex {
   DeviceView<const Real* [3], ExecSpace> nodes;
   DeviceView<const Offset*, ExecSpace> faceNodeOffsets, cellFaceOffsets;
   DeviceView<const Ordinal*, ExecSpace> faceNodes, cellFaces;
+  PeriodicSides<ExecSpace> sides;
   DeviceView<Real* [3], ExecSpace> apex;
 
   KOKKOS_FUNCTION void operator()(Ordinal c) const {
@@ -37,7 +49,8 @@ struct CellApex {
       const Ordinal f = cellFaces(i);
       const Offset first = faceNodeOffsets(f), last = faceNodeOffsets(f + 1);
       for (Offset k = first; k < last; ++k) {
-        for (int a = 0; a < 3; ++a) sum[a] += nodes(faceNodes(k), a) / Real(last - first);
+        for (int a = 0; a < 3; ++a)
+          sum[a] += (nodes(faceNodes(k), a) + sides.offset(f, c, a)) / Real(last - first);
       }
     }
     const Real count = Real(cellFaceOffsets(c + 1) - cellFaceOffsets(c));
@@ -116,6 +129,7 @@ struct CellGeometry {
   DeviceView<const Ordinal* [2], ExecSpace> faceCells;
   DeviceView<const Real*, ExecSpace> areas;
   DeviceView<const Real*[3], ExecSpace> normals, faceCentres, apex;
+  PeriodicSides<ExecSpace> sides;
   int dimension;
   bool fipy;  // GeometryConvention::FiPy: the centre is the mean of the face centres
   DeviceView<Real*, ExecSpace> volumes;
@@ -129,14 +143,16 @@ struct CellGeometry {
     for (Offset i = cellFaceOffsets(c); i < cellFaceOffsets(c + 1); ++i) {
       const Ordinal f = cellFaces(i);
       const Real sign = faceCells(f, 0) == c ? Real(1) : Real(-1);
-      Real height = 0;
-      for (int a = 0; a < 3; ++a)
-        height += (faceCentres(f, a) - apex(c, a)) * normals(f, a);
+      Real height = 0, seen[3];
+      for (int a = 0; a < 3; ++a) {
+        seen[a] = faceCentres(f, a) + sides.offset(f, c, a);
+        height += (seen[a] - apex(c, a)) * normals(f, a);
+      }
       const Real v = sign * height * areas(f) / Real(dimension);
       if (!(v > 0)) degenerate = 1;
       volume += v;
       for (int a = 0; a < 3; ++a)
-        moment[a] += v * (apex(c, a) + toCentroid * (faceCentres(f, a) - apex(c, a)));
+        moment[a] += v * (apex(c, a) + toCentroid * (seen[a] - apex(c, a)));
     }
     volumes(c) = volume;
     for (int a = 0; a < 3; ++a)
@@ -145,7 +161,10 @@ struct CellGeometry {
       const Offset first = cellFaceOffsets(c), last = cellFaceOffsets(c + 1);
       for (int a = 0; a < 3; ++a) {
         Real sum = 0;
-        for (Offset i = first; i < last; ++i) sum += faceCentres(cellFaces(i), a);
+        for (Offset i = first; i < last; ++i) {
+          const Ordinal f = cellFaces(i);
+          sum += faceCentres(f, a) + sides.offset(f, c, a);
+        }
         centres(c, a) = sum / Real(last - first);
       }
     }
@@ -162,6 +181,7 @@ template <class ExecSpace>
 struct FaceDistance {
   DeviceView<const Ordinal* [2], ExecSpace> faceCells;
   DeviceView<const Real*[3], ExecSpace> cellCentres, faceCentres, normals;
+  DeviceView<const Real* [3], ExecSpace> shifts;  // empty without periodic faces
   bool fipy;
   DeviceView<Real*, ExecSpace> distances;
 
@@ -169,7 +189,9 @@ struct FaceDistance {
     const Ordinal o = faceCells(f, 0), n = faceCells(f, 1);
     Real length = 0, projected = 0;
     for (int a = 0; a < 3; ++a) {
-      const Real d = (n >= 0 ? cellCentres(n, a) : faceCentres(f, a)) - cellCentres(o, a);
+      const Real shift = n >= 0 && shifts.extent(0) > 0 ? shifts(f, a) : Real(0);
+      const Real d =
+          (n >= 0 ? cellCentres(n, a) + shift : faceCentres(f, a)) - cellCentres(o, a);
       length += d * d;
       projected += d * normals(f, a);
     }
@@ -222,6 +244,15 @@ Mesh<ExecSpace>::Mesh(const MeshTopology& topology, const ExecSpace& space)
   faceNodeOffsets_ = Details::upload<Offset, ExecSpace>("kfvm::Mesh::faceNodeOffsets",
                                                         c.faceNodeOffsets);
   faceNodes_ = Details::upload<Ordinal, ExecSpace>("kfvm::Mesh::faceNodes", c.faceNodes);
+  faceImageNodes_ =
+      Details::upload<Ordinal, ExecSpace>("kfvm::Mesh::faceImageNodes", c.faceImageNodes);
+  // Periodic pairs: each joined face's shift (no View without them).
+  faceShifts_ = View<Real* [3]>("kfvm::Mesh::faceShifts", c.faceShifts.size());
+  auto hostShifts = Kokkos::create_mirror_view(faceShifts_);
+  for (std::size_t f = 0; f < c.faceShifts.size(); ++f)
+    for (int a = 0; a < 3; ++a) hostShifts(f, a) = Real(c.faceShifts[f][std::size_t(a)]);
+  Kokkos::deep_copy(faceShifts_, hostShifts);
+  const Details::PeriodicSides<ExecSpace> sides{faceCells_, faceShifts_};
   const auto& points = topology.nodes();
   nodes_ = View<Real* [3]>("kfvm::Mesh::nodes", points.size());
   auto hostNodes = Kokkos::create_mirror_view(nodes_);
@@ -237,7 +268,7 @@ Mesh<ExecSpace>::Mesh(const MeshTopology& topology, const ExecSpace& space)
   View<Real* [3]> apex("kfvm::Mesh::cellApex", numCells_);
   forEachIndex("kfvm::Mesh::cellApex", space_, numCells_,
                Details::CellApex<ExecSpace>{nodes_, faceNodeOffsets_, cellFaceOffsets_,
-                                            faceNodes_, cellFaces_, apex});
+                                            faceNodes_, cellFaces_, sides, apex});
   forEachIndex("kfvm::Mesh::faceGeometry", space_, numFaces_,
                Details::FaceGeometry<ExecSpace>{nodes_, faceNodeOffsets_, faceNodes_,
                                                 faceCells_, apex, dimension_, fipy,
@@ -246,11 +277,12 @@ Mesh<ExecSpace>::Mesh(const MeshTopology& topology, const ExecSpace& space)
   forEachIndex("kfvm::Mesh::cellGeometry", space_, numCells_,
                Details::CellGeometry<ExecSpace>{cellFaceOffsets_, cellFaces_, faceCells_,
                                                 faceAreas_, faceNormals_, faceCentres_,
-                                                apex, dimension_, fipy, cellVolumes_,
-                                                cellCentres_, bad});
-  forEachIndex("kfvm::Mesh::faceDistances", space_, numFaces_,
-               Details::FaceDistance<ExecSpace>{faceCells_, cellCentres_, faceCentres_,
-                                                faceNormals_, fipy, faceDistances_});
+                                                apex, sides, dimension_, fipy,
+                                                cellVolumes_, cellCentres_, bad});
+  forEachIndex(
+      "kfvm::Mesh::faceDistances", space_, numFaces_,
+      Details::FaceDistance<ExecSpace>{faceCells_, cellCentres_, faceCentres_,
+                                       faceNormals_, faceShifts_, fipy, faceDistances_});
   Compat::fence(space_, "kfvm::Mesh::geometry");
   const auto hostBad = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
   for (Ordinal cell = 0; cell < numCells_; ++cell) {

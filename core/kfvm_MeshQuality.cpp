@@ -14,13 +14,15 @@ template <class ExecSpace>
 struct FaceQuality {
   DeviceView<const Ordinal* [2], ExecSpace> faceCells;
   DeviceView<const Real*[3], ExecSpace> normals, faceCentres, cellCentres;
+  DeviceView<const Real* [3], ExecSpace> shifts;  // periodic faces' (Mesh::faceShifts)
 
   KOKKOS_INLINE_FUNCTION bool measure(Ordinal f, double& degrees, double& skew) const {
     const Ordinal o = faceCells(f, 0), n = faceCells(f, 1);
     if (n < 0) return false;
     double d[3], length = 0, along = 0, toFace = 0;
     for (int a = 0; a < 3; ++a) {
-      d[a] = double(cellCentres(n, a)) - double(cellCentres(o, a));
+      const double shift = shifts.extent(0) > 0 ? double(shifts(f, a)) : 0.0;
+      d[a] = double(cellCentres(n, a)) + shift - double(cellCentres(o, a));
       length += d[a] * d[a];
       along += d[a] * double(normals(f, a));
       toFace +=
@@ -54,7 +56,7 @@ struct FaceQuality {
 template <class ExecSpace>
 MeshQuality meshQuality(const Mesh<ExecSpace>& mesh) {
   const FaceQuality<ExecSpace> q{mesh.faceCells(), mesh.faceNormals(), mesh.faceCentres(),
-                                 mesh.cellCentres()};
+                                 mesh.cellCentres(), mesh.faceShifts()};
   MeshQuality quality;
   double sum = 0, maxDegrees = 0, maxSkew = 0;
   Ordinal count = 0, over70 = 0;

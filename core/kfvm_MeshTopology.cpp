@@ -1,3 +1,4 @@
+#include <detail/kfvm_PeriodicFaces.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_MeshTopology.hpp>
 
@@ -298,12 +299,28 @@ MeshTopology::Connectivity MeshTopology::connect() const {
   }
   mesh.regionNames = regionNames_;
   mesh.cellRegions = cellRegions_;
+  if (!periodicPairs_.empty()) Details::joinPeriodicPatches(mesh, nodes_, periodicPairs_);
   return mesh;
+}
+
+void MeshTopology::addPeriodicPair(const std::string& source, const std::string& image) {
+  require(!source.empty() && !image.empty() && source != image,
+          "a periodic pair needs two different patch names, got '", source, "' and '",
+          image, "'");
+  for (const auto& pair : periodicPairs_)
+    for (const auto& name : pair)
+      require(name != source && name != image, "patch '", name,
+              "' is already in the periodic pair ('", pair[0], "', '", pair[1], "')");
+  periodicPairs_.push_back({source, image});
 }
 
 MeshTopology MeshTopology::part(const std::vector<Ordinal>& cells,
                                 const Connectivity& connectivity,
                                 const std::string& cutPatch) const {
+  require(periodicPairs_.empty(), "mesh part: this mesh has periodic patches ('",
+          periodicPairs_.empty() ? std::string() : periodicPairs_[0][0], "' and '",
+          periodicPairs_.empty() ? std::string() : periodicPairs_[0][1],
+          "'), which are one process's for now (not split across MPI ranks)");
   require(Offset(connectivity.cellFaces.size()) == cellFaceOffsets_.back(),
           "mesh part: the connectivity is not this topology's");
   require(!cutPatch.empty() &&

@@ -60,6 +60,18 @@ class MeshTopology {
   void addBoundaryFace(const std::string& patch, const std::vector<Ordinal>& nodes);
   /// Puts cell into the region called name (a cell is in at most one region).
   void setCellRegion(Ordinal cell, const std::string& region);
+  /// Makes two patches one periodic boundary (FiPy's periodic grids, Gmsh's periodic
+  /// surfaces): the faces of patch `image` are those of patch `source` moved by one
+  /// translation, face for face and node for node. connect() joins each pair of faces
+  /// into one interior face between their two cells (the source face's nodes, owned by
+  /// the source side's cell; Connectivity::faceShifts holds the move that brings the
+  /// image side's cell beside it) and drops the two patches. Checked there: both
+  /// patches exist, are distinct and in one pair each, and their faces match within
+  /// 1e-6 of the mesh's size; a face without its image is a kfvm::Error naming it.
+  void addPeriodicPair(const std::string& source, const std::string& image);
+  const std::vector<std::array<std::string, 2>>& periodicPairs() const {
+    return periodicPairs_;
+  }
 
   /// The faces, cells and patches a Mesh is built from. Faces are numbered in the order
   /// the cells first name them; a face's first cell is the one that named it first, its
@@ -77,9 +89,16 @@ class MeshTopology {
     std::vector<int> boundaryPatches;    // the patch of each boundary slot
     std::vector<std::string> regionNames;
     std::vector<int> cellRegions;  // -1: in no region
+    // Per face with periodic pairs (empty without): what the second cell's centre moves
+    // by to lie beside the first's across the face (0 on the other faces), and the
+    // face's nodes as its second cell has them, laid out as faceNodes (a joined face:
+    // the image side's nodes, each the one matched to faceNodes' node there).
+    std::vector<std::array<double, 3>> faceShifts;
+    std::vector<Ordinal> faceImageNodes;
   };
-  /// Matches the cells' faces; throws kfvm::Error for a face of more than two cells, a
-  /// patch face that is not on the boundary or on two patches, or a mesh without cells.
+  /// Matches the cells' faces and joins the periodic pairs; throws kfvm::Error for a
+  /// face of more than two cells, a patch face that is not on the boundary or on two
+  /// patches, a mesh without cells, or periodic patches that do not match.
   Connectivity connect() const;
 
   /// The sub-mesh of the given cells (each once; they become cells 0, 1, ... in this
@@ -88,7 +107,8 @@ class MeshTopology {
   /// result. Its patches are all of this topology's (connectivity.patchNames, empty
   /// where the part has none of their faces), then cutPatch: the faces between a kept
   /// cell and a cell left out. Region names are all kept too, so that every part of one
-  /// topology names its patches and regions alike.
+  /// topology names its patches and regions alike. Not for a topology with periodic
+  /// pairs (a kfvm::Error: their meshes are one process's).
   MeshTopology part(const std::vector<Ordinal>& cells, const Connectivity& connectivity,
                     const std::string& cutPatch) const;
 
@@ -113,6 +133,7 @@ class MeshTopology {
   std::vector<std::vector<Ordinal>> patchFaceNodes_;  // flat: a count, then the nodes
   std::vector<std::string> regionNames_;
   std::vector<int> cellRegions_;
+  std::vector<std::array<std::string, 2>> periodicPairs_;
   GeometryConvention convention_ = GeometryConvention::Centroids;
 };
 

@@ -16,6 +16,10 @@ Ordinal cellContaining(const Mesh<ExecSpace>& mesh, const std::array<double, 3>&
   const auto faceCells = mesh.faceCells();
   const auto normals = mesh.faceNormals();
   const auto centres = mesh.faceCentres();
+  // A periodic face (a periodic grid's, or joined patches'): its second cell sees it
+  // moved back by its shift.
+  const auto shifts = mesh.faceShifts();
+  const bool periodic = shifts.extent(0) > 0;
   const double p[3] = {point[0], point[1], point[2]};
   // Round-off of the coordinates (in Real): a point on a face is inside both of its
   // cells.
@@ -29,10 +33,13 @@ Ordinal cellContaining(const Mesh<ExecSpace>& mesh, const std::array<double, 3>&
       KOKKOS_LAMBDA(Ordinal cell, Ordinal & first) {
         for (Offset s = offsets(cell); s < offsets(cell + 1); ++s) {
           const Ordinal f = faces(s);
-          const double sign = faceCells(f, 0) == cell ? 1 : -1;
+          const bool owner = faceCells(f, 0) == cell;
+          const double sign = owner ? 1 : -1;
           double outside = 0;
-          for (int a = 0; a < dimension; ++a)
-            outside += (p[a] - double(centres(f, a))) * double(normals(f, a));
+          for (int a = 0; a < dimension; ++a) {
+            const double back = periodic && !owner ? double(shifts(f, a)) : 0.0;
+            outside += (p[a] - double(centres(f, a)) + back) * double(normals(f, a));
+          }
           if (sign * outside > tolerance) return;
         }
         first = cell < first ? cell : first;

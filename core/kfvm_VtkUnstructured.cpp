@@ -46,6 +46,12 @@ std::string unstructuredPieceText(const std::string& path, const Mesh<ExecSpace>
   const auto cellFaceOffsets = host(mesh.cellFaceOffsets());
   const auto cellFaces = host(mesh.cellFaces());
   const auto faceCells = host(mesh.faceCells());
+  // A face joining periodic patches: its second cell has the image side's nodes.
+  const auto imageNodes = host(mesh.faceImageNodes());
+  const auto nodeOf = [&](Ordinal f, Offset k, Ordinal c) {
+    return imageNodes.extent(0) > 0 && faceCells(f, 1) == c ? imageNodes(k)
+                                                            : faceNodes(k);
+  };
   std::vector<long long> connectivity, offsets, faces, faceOffsets;
   std::vector<int> types;
   for (Ordinal c = 0; c < numCells; ++c) {
@@ -54,8 +60,9 @@ std::string unstructuredPieceText(const std::string& path, const Mesh<ExecSpace>
     if (mesh.dimension() == 2) {  // the polygon: its edges chained, from the first
       std::vector<std::array<Ordinal, 2>> edges;
       for (Offset s = first; s < last; ++s) {
-        const Offset k = faceNodeOffsets(cellFaces(s));
-        edges.push_back({faceNodes(k), faceNodes(k + 1)});
+        const Ordinal f = cellFaces(s);
+        const Offset k = faceNodeOffsets(f);
+        edges.push_back({nodeOf(f, k, c), nodeOf(f, k + 1, c)});
       }
       Ordinal next = edges[0][1];
       connectivity.push_back(edges[0][0]);
@@ -81,8 +88,8 @@ std::string unstructuredPieceText(const std::string& path, const Mesh<ExecSpace>
         for (Offset k = k0; k < k1; ++k) {
           // Outward from this cell: the owner's order, reversed for the neighbour.
           const Offset at = faceCells(f, 0) == c ? k : k1 - 1 - (k - k0);
-          faces.push_back(faceNodes(at));
-          connectivity.push_back(faceNodes(at));
+          faces.push_back(nodeOf(f, at, c));
+          connectivity.push_back(nodeOf(f, at, c));
         }
       }
       std::sort(connectivity.begin() + std::ptrdiff_t(start), connectivity.end());

@@ -105,17 +105,7 @@ double manufacturedError(int n, DiffusionCorrection correction) {
   const auto report = solveWithSweeps(equation, phi, corrected);
   EXPECT_TRUE(report.converged) << report.reason;
   if (corrected) EXPECT_GT(report.sweeps, 5);  // the sweeps, not one solve, converged
-  const auto values = toHost(phi.values());
-  const auto volumes = toHost(mesh.cellVolumes());
-  const auto centres =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mesh.cellCentres());
-  double sum = 0;
-  for (Ordinal c = 0; c < mesh.numCells(); ++c) {
-    const double e =
-        values[c] - manufactured3D(centres(c, 0), centres(c, 1), centres(c, 2));
-    sum += e * e * volumes[c];
-  }
-  return std::sqrt(sum);
+  return l2Error(phi, mesh, manufactured3D);
 }
 
 TEST(NonOrthogonal, ConvergesOnDistortedTetrahedraOnlyWithTheCorrection) {

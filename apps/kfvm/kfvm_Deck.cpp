@@ -34,9 +34,16 @@ void readMesh(TableReader& mesh, Deck& deck) {
     deck.meshFileAt = mesh.at(key);
     if (deck.meshFile.empty()) mesh.error(mesh.find(key), key, "is empty");
     deck.dimension = mesh.integer("dimension", 2, 2, 3, true);
+    deck.periodicPairs = mesh.stringPairs("periodic");
+    deck.periodicAt = mesh.at("periodic");
     mesh.finish();
     return;
   }
+  if (const toml::node* node = mesh.find("periodic"))
+    mesh.error(
+        node, "periodic",
+        "joins patches of a Gmsh mesh (file or geo); a uniform box is not periodic "
+        "in decks");
   deck.dimension = mesh.integer("dimension", 1, 1, 3, true);
   const auto cells = mesh.numbers("cells", std::size_t(deck.dimension), 1, 1e5, true);
   deck.cellsAt = mesh.at("cells");

@@ -110,6 +110,10 @@ struct Deck {
   std::string meshFile;
   bool meshIsScript = false;
   DeckKey meshFileAt;
+  // [mesh] periodic = [["left", "right"], ...]: patch pairs of a Gmsh mesh joined into
+  // one periodic boundary (MeshTopology::addPeriodicPair; one process only).
+  std::vector<std::array<std::string, 2>> periodicPairs;
+  DeckKey periodicAt;
   std::shared_ptr<const MeshTopology> topology;
   // [variable], or one [[variable]] per variable of a coupled deck
   std::vector<DeckVariable> variables{DeckVariable{}};

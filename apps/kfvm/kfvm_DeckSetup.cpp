@@ -223,13 +223,22 @@ void loadDeckMesh(Deck& deck) {
   std::string path = deck.meshFile;
   if (path.front() != '/' && deck.path.rfind('/') != std::string::npos)
     path = deck.path.substr(0, deck.path.rfind('/') + 1) + path;
-  std::shared_ptr<const MeshTopology> topology;
+  std::shared_ptr<MeshTopology> topology;
   try {
-    topology = std::make_shared<const MeshTopology>(
-        deck.meshIsScript ? meshGmshScript(path, deck.dimension)
-                          : readGmshTopology(path));
+    topology = std::make_shared<MeshTopology>(deck.meshIsScript
+                                                  ? meshGmshScript(path, deck.dimension)
+                                                  : readGmshTopology(path));
   } catch (const Error& error) {
     deckError(deck, deck.meshFileAt, error.message());
+  }
+  if (!deck.periodicPairs.empty()) {
+    try {  // the pairs checked here, so that a bad one names the deck's line
+      for (const auto& pair : deck.periodicPairs)
+        topology->addPeriodicPair(pair[0], pair[1]);
+      (void)topology->connect();
+    } catch (const Error& error) {
+      deckError(deck, deck.periodicAt, "'", path, "': ", error.message());
+    }
   }
   if (topology->dimension() != deck.dimension)
     deckError(deck, deck.meshFileAt, "'", path, "' is a ", topology->dimension(),

@@ -11,6 +11,7 @@
 
 #include <toml++/toml.h>
 
+#include <array>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -117,6 +118,26 @@ class TableReader {
       error(node, key, "unknown value \"", value, "\" (known: ", known, ")");
     }
     return value;
+  }
+
+  /// An array of pairs of strings ([["a", "b"], ...]); none without the key.
+  std::vector<std::array<std::string, 2>> stringPairs(const std::string& key) {
+    const toml::node* node = find(key);
+    std::vector<std::array<std::string, 2>> pairs;
+    if (!node) return pairs;
+    const toml::array* array = node->as_array();
+    if (!array || array->empty())
+      error(node, key, "expected an array of pairs of names, got ", show(*node));
+    for (const toml::node& element : *array) {
+      const toml::array* pair = element.as_array();
+      if (!pair || pair->size() != 2 || !(*pair)[0].is_string() ||
+          !(*pair)[1].is_string())
+        error(&element, key, "expected a pair of names [\"a\", \"b\"], got ",
+              show(element));
+      pairs.push_back(
+          {*(*pair)[0].value<std::string>(), *(*pair)[1].value<std::string>()});
+    }
+    return pairs;
   }
 
   /// An array of numbers; size 0 means any non-empty size.

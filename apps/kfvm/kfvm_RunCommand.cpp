@@ -67,6 +67,9 @@ void printGmshMesh(const Deck& deck, const Mesh<DeckSpace>& mesh) {
   for (int p = 0; p < mesh.patchCount(); ++p)
     std::printf("    %-24s %10lld faces\n", mesh.patchNames()[std::size_t(p)].c_str(),
                 (long long)mesh.patchSize(p));
+  for (const auto& pair : deck.periodicPairs)
+    std::printf("  periodic: '%s' joined to '%s' (faces inside the mesh now)\n",
+                pair[0].c_str(), pair[1].c_str());
   const MeshQuality quality = meshQuality(mesh);
   std::printf(
       "  quality: non-orthogonality max %.2f, mean %.2f degrees (%lld faces over 70); "

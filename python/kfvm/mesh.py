@@ -278,33 +278,48 @@ class _General(_Mesh):
             self.backend)
 
 
+def _patch_pairs(periodic):
+    """[(source, image), ...] as lists of two names; a kfvm.Error otherwise."""
+    pairs = []
+    for pair in periodic or ():
+        if isinstance(pair, str) or len(pair) != 2:
+            raise _kfvm.Error("periodic takes pairs of patch names, e.g. [(\"left\", "
+                              "\"right\")], got %r" % (pair,))
+        pairs.append([str(pair[0]), str(pair[1])])
+    return pairs
+
+
 class GmshMesh(_General):
     """A Gmsh mesh in 2D or 3D: a .msh file (MSH 2.2 or 4.1, ASCII or binary), or a Gmsh script
     (a .geo file, or the script's text as FiPy's Gmsh2D takes it) meshed in dimension
     ``dimension`` by the gmsh program (Debian's gmsh; KFVM_GMSH names another). Its
     physical groups become named patches (mesh.patch("inlet")) and cell regions
-    (mesh.region("core"))."""
+    (mesh.region("core")). periodic: pairs of patches joined into one periodic boundary,
+    e.g. [("left", "right")]: each face of the second is the first's moved by one
+    translation (as Gmsh's Periodic Curve/Surface makes them); the two patches are then
+    gone, their faces inside the mesh."""
 
-    def __init__(self, source, dimension=None, backend=None):
+    def __init__(self, source, dimension=None, backend=None, periodic=()):
         import os
         import tempfile
         module = _backend_module(backend)
         source = str(source)
         is_file = "\n" not in source and os.path.exists(source)
+        periodic = _patch_pairs(periodic)
         if is_file and not source.endswith(".geo"):
-            cpp = module.Mesh.from_gmsh(source)
+            cpp = module.Mesh.from_gmsh(source, periodic)
         else:
             if dimension not in (2, 3):
                 raise _kfvm.Error("a Gmsh script is meshed in dimension 2 or 3: give "
                                   "dimension= (or use Gmsh2D, Gmsh3D)")
             if is_file:
-                cpp = module.Mesh.from_gmsh_script(source, dimension)
+                cpp = module.Mesh.from_gmsh_script(source, dimension, periodic)
             else:  # the script's text
                 with tempfile.TemporaryDirectory(prefix="kfvm-geo-") as folder:
                     path = os.path.join(folder, "script.geo")
                     with open(path, "w") as script:
                         script.write(source)
-                    cpp = module.Mesh.from_gmsh_script(path, dimension)
+                    cpp = module.Mesh.from_gmsh_script(path, dimension, periodic)
         super().__init__(module, cpp, cpp.dimension)
 
 
@@ -324,9 +339,11 @@ class UnstructuredMesh(_General):
     (6) or hexahedra (8) in Gmsh's node order. patches: {name: [face nodes, ...]}; the
     boundary faces on no patch form the patch "boundary". convention: "centroids"
     (cell and face centroids, distances projected on the normals) or "fipy" (FiPy's
-    centres and centre-to-centre distances: GeometryConvention::FiPy)."""
+    centres and centre-to-centre distances: GeometryConvention::FiPy). periodic: pairs
+    of patches joined into one periodic boundary (as GmshMesh's)."""
 
-    def __init__(self, nodes, cells, patches=None, backend=None, convention="centroids"):
+    def __init__(self, nodes, cells, patches=None, backend=None, convention="centroids",
+                 periodic=()):
         module = _backend_module(backend)
         nodes = _np.asarray(nodes, dtype=float)
         if nodes.ndim != 2 or nodes.shape[1] not in (2, 3):
@@ -339,7 +356,7 @@ class UnstructuredMesh(_General):
         patches = {str(k): [[int(n) for n in face] for face in v]
                    for k, v in (patches or {}).items()}
         cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches,
-                                     str(convention))
+                                     str(convention), _patch_pairs(periodic))
         super().__init__(module, cpp, dimension)
 
 

@@ -155,15 +155,23 @@ std::vector<double> checkedVertices(const std::vector<double>& vertices,
   return vertices;
 }
 
+using PatchPairs = std::vector<std::array<std::string, 2>>;
+
+/// A topology with its periodic patch pairs joined (MeshTopology::addPeriodicPair).
+MeshTopology withPeriodicPairs(MeshTopology topology, const PatchPairs& pairs) {
+  for (const auto& pair : pairs) topology.addPeriodicPair(pair[0], pair[1]);
+  return topology;
+}
+
 /// A general mesh from Python lists: cells by their nodes (2D: polygons in order; 3D:
 /// 4, 5, 6 or 8 nodes for a tetrahedron, pyramid, prism or hexahedron in Gmsh's order),
-/// patches as {name: [face nodes, ...]}.
+/// patches as {name: [face nodes, ...]}, periodic patch pairs joined.
 template <class Space>
 PyMesh<Space>* meshFromCells(
     int dimension, const std::vector<std::array<double, 3>>& nodes,
     const std::vector<std::vector<Ordinal>>& cells,
     const std::map<std::string, std::vector<std::vector<Ordinal>>>& patches,
-    const std::string& convention) {
+    const std::string& convention, const PatchPairs& periodic) {
   MeshTopology topology(dimension, nodes);
   require(convention == "centroids" || convention == "fipy",
           "convention must be 'centroids' or 'fipy', got '", convention, "'");
@@ -186,7 +194,7 @@ PyMesh<Space>* meshFromCells(
   for (const auto& [name, faces] : patches) {
     for (const auto& face : faces) topology.addBoundaryFace(name, face);
   }
-  return new PyMesh<Space>(topology);
+  return new PyMesh<Space>(withPeriodicPairs(std::move(topology), periodic));
 }
 
 }  // namespace
@@ -227,17 +235,19 @@ void bindMeshFields(py::module_& backend) {
           py::arg("periodic"))
       .def_static(
           "from_gmsh",
-          [](const std::string& path) { return new Py(readGmshTopology(path)); },
-          py::arg("path"))
+          [](const std::string& path, const PatchPairs& periodic) {
+            return new Py(withPeriodicPairs(readGmshTopology(path), periodic));
+          },
+          py::arg("path"), py::arg("periodic") = PatchPairs{})
       .def_static(
           "from_gmsh_script",
-          [](const std::string& path, int dimension) {
-            return new Py(meshGmshScript(path, dimension));
+          [](const std::string& path, int dimension, const PatchPairs& periodic) {
+            return new Py(withPeriodicPairs(meshGmshScript(path, dimension), periodic));
           },
-          py::arg("path"), py::arg("dimension"))
+          py::arg("path"), py::arg("dimension"), py::arg("periodic") = PatchPairs{})
       .def_static("from_cells", &meshFromCells<Space>, py::arg("dimension"),
                   py::arg("nodes"), py::arg("cells"), py::arg("patches"),
-                  py::arg("convention") = "centroids")
+                  py::arg("convention") = "centroids", py::arg("periodic") = PatchPairs{})
       .def_property_readonly("dimension", [](const Py& m) { return m.value.dimension(); })
       .def_property_readonly(
           "cell_counts", [](const Py& m) { return m.value.gridLayout().cellCounts(); })

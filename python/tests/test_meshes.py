@@ -277,3 +277,40 @@ def test_png_snapshot_of_a_general_mesh(tmp_path):
     tets = kuhn_tetrahedra(1)
     with pytest.raises(kfvm.Error, match="3D general meshes"):
         kfvm.write_png(tmp_path / "tets.png", kfvm.CellVariable(mesh=tets, value=1.0))
+
+
+def test_periodic_gmsh_mesh_joins_its_left_side_to_its_right():
+    """A Gmsh mesh made periodic by Gmsh's Periodic Curve (apps/decks/meshes/
+    periodic-square.geo): GmshMesh(periodic=[("left", "right")]) joins each right face
+    to the left face it is the image of; -div grad phi + phi = (1 + 4 pi^2) sin(2 pi x)
+    with the correction then gives sin(2 pi x) to the scheme's error, with no condition
+    on the joined sides (the apps/decks/periodic-gmsh.toml deck's problem)."""
+    from conftest import DECKS
+    path = str(DECKS / "meshes" / "periodic-square.msh")
+    plain = kfvm.GmshMesh(path)
+    mesh = kfvm.GmshMesh(path, periodic=[("left", "right")])
+    assert sorted(plain.patchNames) == ["bottom", "left", "right", "top"]
+    assert sorted(mesh.patchNames) == ["bottom", "top"]
+    joined = len(plain.patch("right"))
+    assert joined > 10 and mesh.numberOfFaces == plain.numberOfFaces - joined
+    with pytest.raises(kfvm.Error, match="unknown patch 'left'"):
+        mesh.patch("left")
+    k = 2 * np.pi
+    source = kfvm.CellVariable(mesh, value=(1 + k * k) * np.sin(k * mesh.x))
+    phi = kfvm.CellVariable(mesh, name="phi")
+    eq = kfvm.DiffusionTermCorrection(coeff=1.0) == kfvm.ImplicitSourceTerm(1.0) - source
+    eq.solve(phi, solver=kfvm.Solver("cg", tolerance=SOLVE), sweeps=100,
+             sweep_tolerance=SWEEP)
+    error = np.max(np.abs(np.asarray(phi) - np.sin(k * mesh.x)))
+    assert error < 0.02
+    # Without the join the sides are walls (zero flux): far from sin(2 pi x) there.
+    walled = kfvm.CellVariable(plain, name="phi")
+    source_plain = kfvm.CellVariable(plain, value=(1 + k * k) * np.sin(k * plain.x))
+    (kfvm.DiffusionTermCorrection(coeff=1.0) == kfvm.ImplicitSourceTerm(1.0)
+     - source_plain).solve(walled, solver=kfvm.Solver("cg", tolerance=SOLVE), sweeps=100,
+                           sweep_tolerance=SWEEP)
+    assert np.max(np.abs(np.asarray(walled) - np.sin(k * plain.x))) > 5 * error
+    with pytest.raises(kfvm.Error, match="no patch 'outlet'"):
+        kfvm.GmshMesh(path, periodic=[("left", "outlet")])
+    with pytest.raises(kfvm.Error, match="pairs of patch names"):
+        kfvm.GmshMesh(path, periodic=["left"])

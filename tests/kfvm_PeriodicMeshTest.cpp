@@ -115,7 +115,9 @@ double periodicManufacturedError(int n, DiffusionCorrection correction) {
       equation, makeLinearSolver<Space>("cg", {{"tolerance", "1e-2"},
                                                {"criterion", "initial"},
                                                {"max_iterations", "5000"}}));
-  stepper.setSweeps(200, Real(solverTolerance(1e-11)));
+  // In float the sweeps' residual stops near 5e-6 of ||b|| on this problem (round-off of
+  // its sum of fluxes), above solverTolerance's 1e-6.
+  stepper.setSweeps(200, Real(sizeof(Real) == sizeof(double) ? 1e-11 : 2e-5));
   const auto report = stepper.solveSteady(phi);
   EXPECT_TRUE(report.converged) << report.reason;
   return l2Error(phi, mesh, exact);

@@ -25,7 +25,8 @@ std::string describePoint(const Point& p) {
 /// point are in its cube or the 26 around it.
 class PointBins {
  public:
-  explicit PointBins(double cell) : cell_(cell) {}
+  /// Bins counted from origin (the mesh's lowest corner: keys stay small).
+  PointBins(const Point& origin, double cell) : origin_(origin), cell_(cell) {}
   void add(const Point& p, Ordinal id) { bins_[key(p)].push_back({p, id}); }
   /// The id of the one point within tolerance of p (added once or more), -1 for none,
   /// -2 for several.
@@ -49,9 +50,11 @@ class PointBins {
 
  private:
   std::array<long long, 3> key(const Point& p) const {
-    return {(long long)std::floor(p[0] / cell_), (long long)std::floor(p[1] / cell_),
-            (long long)std::floor(p[2] / cell_)};
+    std::array<long long, 3> k{};
+    for (int a = 0; a < 3; ++a) k[a] = (long long)std::floor((p[a] - origin_[a]) / cell_);
+    return k;
   }
+  Point origin_;
   double cell_;
   std::map<std::array<long long, 3>, std::vector<std::pair<Point, Ordinal>>> bins_;
 };
@@ -81,6 +84,8 @@ void joinPeriodicPatches(MeshTopology::Connectivity& mesh,
   double size = 0;
   for (int a = 0; a < 3; ++a) size += (high[a] - low[a]) * (high[a] - low[a]);
   const double tolerance = 1e-6 * std::sqrt(size);
+  require(tolerance > 0 && std::isfinite(tolerance),
+          "periodic pairs: the mesh's nodes span no space (size ", std::sqrt(size), ")");
   const auto faceNodes = [&](std::size_t f) {
     return std::vector<Ordinal>(mesh.faceNodes.begin() + mesh.faceNodeOffsets[f],
                                 mesh.faceNodes.begin() + mesh.faceNodeOffsets[f + 1]);
@@ -119,7 +124,7 @@ void joinPeriodicPatches(MeshTopology::Connectivity& mesh,
       const auto c = centre(std::size_t(f));
       for (int a = 0; a < 3; ++a) move[a] += c[a] / double(images.size());
     }
-    PointBins sourceCentres(4 * tolerance), nodeBins(4 * tolerance);
+    PointBins sourceCentres(low, 4 * tolerance), nodeBins(low, 4 * tolerance);
     for (const Ordinal f : sources) {
       sourceCentres.add(centre(std::size_t(f)), f);
       for (const Ordinal n : faceNodes(std::size_t(f)))

@@ -4,6 +4,7 @@
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
+#include <kfvm_WrappedVertices.hpp>
 
 #include "detail/kfvm_GhostedBlocks.hpp"
 
@@ -22,18 +23,9 @@ CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomp
                           const GhostedBlock& layout, int rank) {
   const auto block = decomposition.block(rank);
   std::vector<double> vertices[3];
-  for (int a = 0; a < grid.dimension(); ++a) {
-    const auto& all = grid.vertices(a);
-    const int n = grid.cells(a);
-    const double length = all[std::size_t(n)] - all[0];
-    const int first = block.first[a] - layout.lower[a];
-    for (int v = first; v <= first + layout.extent[a]; ++v) {
-      const int wrapped = ((v % n) + n) % n;  // v = wrapped + turns * n
-      const int turns = (v - wrapped) / n;
-      vertices[a].push_back(v == n ? all[std::size_t(n)]
-                                   : all[std::size_t(wrapped)] + turns * length);
-    }
-  }
+  for (int a = 0; a < grid.dimension(); ++a)
+    vertices[a] = wrappedVertices(grid.vertices(a), block.first[a] - layout.lower[a],
+                                  layout.extent[a]);
   return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
 }
 
@@ -60,11 +52,6 @@ bool isPhysicalPatch(const Decomposition& decomposition, int rank, Patch patch) 
   require(axis < decomposition.dimension(), "distributed system: patch '",
           patchName(patch), "' is not a side of a ", decomposition.dimension(), "D grid");
   return decomposition.neighbour(rank, axis, side) < 0;
-}
-
-bool isPeriodicSplit(const Decomposition& decomposition) {
-  return decomposition.isPeriodic(0) || decomposition.isPeriodic(1) ||
-         decomposition.isPeriodic(2);
 }
 
 std::function<void(double*, int)> maxOverRanks(MPI_Comm comm, int rank) {
@@ -164,8 +151,7 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
   operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
                                                                stepper_->assembler());
-  if (!Details::isPeriodicSplit(decomposition_))
-    operator_->setGrid(grid_);  // for multigrid (its levels are not periodic)
+  operator_->setGrid(grid_);  // for multigrid
   stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered

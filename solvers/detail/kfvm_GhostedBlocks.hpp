@@ -29,9 +29,6 @@ std::vector<long long> localGlobalIds(const Decomposition& decomposition,
 /// kfvm::Error for a patch beyond the grid's dimension.
 bool isPhysicalPatch(const Decomposition& decomposition, int rank, Patch patch);
 
-/// True when one of the split's axes is periodic.
-bool isPeriodicSplit(const Decomposition& decomposition);
-
 /// Maxima over comm's ranks, in place (MPI_Allreduce; rank names this one in errors).
 std::function<void(double* values, int count)> maxOverRanks(MPI_Comm comm, int rank);
 

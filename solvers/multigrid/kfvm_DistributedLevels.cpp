@@ -3,6 +3,7 @@
 #include <kfvm_DistributedLevels.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
+#include <kfvm_WrappedVertices.hpp>
 
 #include <algorithm>
 #include <array>
@@ -50,6 +51,8 @@ DistributedLevels<ExecSpace>::DistributedLevels(
   const CartesianGrid& grid = distribution.grid();
   const int dimension = grid.dimension(), rank = distribution.rank();
   Decomposition split = distribution.decomposition();
+  std::array<bool, 3> periodic{};
+  for (int a = 0; a < 3; ++a) periodic[a] = split.isPeriodic(a);
   std::array<std::vector<double>, 3> vertices{grid.vertices(0), grid.vertices(1),
                                               grid.vertices(2)};
   const auto layers = distribution.ghostLayers();
@@ -61,6 +64,7 @@ DistributedLevels<ExecSpace>::DistributedLevels(
       placement.global[a] = split.cells()[a];
       placement.ownedBegin[a] = layers[0][a];
       placement.ownedEnd[a] = layers[0][a] + block.count[a];
+      placement.wrapped[a] = periodic[a];
     }
     grids.push_back(std::make_unique<GridLevel<ExecSpace>>(
         dimension,
@@ -72,8 +76,15 @@ DistributedLevels<ExecSpace>::DistributedLevels(
         [&distribution](const Vector<ExecSpace>& x) { distribution.exchange(x); });
   }
   while (int(grids.size()) < maxLevels && Details::globalCells(vertices) > coarseCells) {
+    // A periodic axis merges while its count is 2 or a multiple of 4, as on one process
+    // (every level even: red-black colours by global index stay independent across the
+    // wrap, and a coarse cell's two children are one cell apart around the ends).
     std::array<bool, 3> allowed{}, merged{};
-    for (int a = 0; a < 3; ++a) allowed[a] = Details::evenStarts(split, a);
+    for (int a = 0; a < 3; ++a) {
+      const int count = int(vertices[a].size()) - 1;
+      allowed[a] =
+          Details::evenStarts(split, a) && (!periodic[a] || count == 2 || count % 4 == 0);
+    }
     auto coarse =
         GridLevel<ExecSpace>::coarserVertices(dimension, vertices, allowed, merged);
     if (!merged[0] && !merged[1] && !merged[2]) break;
@@ -85,9 +96,11 @@ DistributedLevels<ExecSpace>::DistributedLevels(
                                       : split.firstAlong(a, p));
       firsts[a].push_back(int(coarse[a].size()) - 1);
     }
-    split = Decomposition::withBlocks(split.dimension(), firsts);
+    split =
+        Decomposition::withBlocks(split.dimension(), firsts).withPeriodicAxes(periodic);
     vertices = coarse;
-    // This rank's block with one ghost layer on each side facing another rank.
+    // This rank's block with one ghost layer on each side facing another rank (both
+    // sides of a periodic axis, wrapping around it).
     const auto block = split.block(rank);
     typename GridLevel<ExecSpace>::Placement placement;
     std::array<std::vector<double>, 3> local;
@@ -98,8 +111,12 @@ DistributedLevels<ExecSpace>::DistributedLevels(
       placement.global[a] = split.cells()[a];
       placement.ownedBegin[a] = below;
       placement.ownedEnd[a] = below + block.count[a];
-      const auto begin = vertices[a].begin() + placement.first[a];
-      local[a].assign(begin, begin + below + block.count[a] + above + 1);
+      placement.wrapped[a] = periodic[a];
+      if (a < dimension)
+        local[a] = wrappedVertices(vertices[a], placement.first[a],
+                                   below + block.count[a] + above);
+      else
+        local[a] = vertices[a];
     }
     grids.push_back(std::make_unique<GridLevel<ExecSpace>>(dimension, local, placement));
     splits.push_back(split);
@@ -120,9 +137,13 @@ GatheredCoarseSolve<ExecSpace>::GatheredCoarseSolve(
   const auto globalId = [&](Ordinal local) {
     const int idx[3] = {int(local % cells[0]), int((local / cells[0]) % cells[1]),
                         int(local / (Ordinal(cells[0]) * cells[1]))};
-    return double(p.first[0] + idx[0]) +
-           double(p.global[0]) * (double(p.first[1] + idx[1]) +
-                                  double(p.global[1]) * (p.first[2] + idx[2]));
+    int g[3];  // a ghost beyond an end of a wrapped axis is the cell at the other end
+    for (int a = 0; a < 3; ++a)
+      g[a] = p.wrapped[a]
+                 ? ((p.first[a] + idx[a]) % p.global[a] + p.global[a]) % p.global[a]
+                 : p.first[a] + idx[a];
+    return double(g[0]) +
+           double(p.global[0]) * (double(g[1]) + double(p.global[1]) * g[2]);
   };
   std::vector<double> mine;
   for (int k = p.ownedBegin[2]; k < p.ownedEnd[2]; ++k)

@@ -16,7 +16,10 @@ namespace kfvm {
 /// global vertices) and has one ghost layer. An axis is merged only while every block
 /// along it starts at an even cell (a coarse cell's children then have one owner); the
 /// levels stop at maxLevels, at coarseCells global cells or fewer, or when no axis can
-/// be merged. Every rank builds the same levels.
+/// be merged. Every rank builds the same levels. Along a periodic axis of the split
+/// the blocks wrap (Placement::wrapped: ghosts beyond an end are the other end's cells,
+/// vertices continued past it), and the axis merges while its global count is 2 or a
+/// multiple of 4.
 template <class ExecSpace>
 struct DistributedLevels {
   std::vector<std::unique_ptr<GridLevel<ExecSpace>>> grids;

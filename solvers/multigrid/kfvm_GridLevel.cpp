@@ -109,8 +109,9 @@ struct CoarseFaces {
     const int upper = along == 0 ? 0 : 1;
     const int globalAlong = along + coarse.d.first[axis];
     const Ordinal face = coarse.d.firstFace[axis] + local;
-    if (fineAlong < 0 ||
-        (boundary && globalAlong != 0 && globalAlong != coarse.d.global[axis])) {
+    const bool facesRank = coarse.d.wrapped[axis] ||
+                           (globalAlong != 0 && globalAlong != coarse.d.global[axis]);
+    if (fineAlong < 0 || (boundary && facesRank)) {
       coarse.d.faces(face) = 0;  // beyond the fine block, or facing another rank
       if (boundary) {
         int cell[3] = {idx[0], idx[1], idx[2]};
@@ -232,8 +233,12 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
     auto& p = placement_;
     if (p.global[a] == 0) p.global[a] = cells_[a];
     if (p.ownedEnd[a] == 0) p.ownedEnd[a] = cells_[a];
-    require(p.first[a] >= 0 && p.first[a] + cells_[a] <= p.global[a] &&
-                p.ownedBegin[a] >= 0 && p.ownedBegin[a] < p.ownedEnd[a] &&
+    // A wrapped block's owned cells lie in the global level; its ghosts may pass an end.
+    const bool fits = p.wrapped[a]
+                          ? p.first[a] + p.ownedBegin[a] >= 0 &&
+                                p.first[a] + p.ownedEnd[a] <= p.global[a]
+                          : p.first[a] >= 0 && p.first[a] + cells_[a] <= p.global[a];
+    require(fits && p.ownedBegin[a] >= 0 && p.ownedBegin[a] < p.ownedEnd[a] &&
                 p.ownedEnd[a] <= cells_[a],
             "GridLevel: a block of ", cells_[a], " cells from ", p.first[a],
             " along axis ", a, " (owned ", p.ownedBegin[a], " to ", p.ownedEnd[a],
@@ -242,8 +247,12 @@ GridLevel<ExecSpace>::GridLevel(int dimension,
         !periodic_[a] || (a < dimension_ && p.first[a] == 0 && p.global[a] == cells_[a] &&
                           p.ownedBegin[a] == 0 && p.ownedEnd[a] == cells_[a]),
         "GridLevel: axis ", a, " of a ", dimension_,
-        "D level cannot be periodic here (periodic levels are one process's)");
+        "D level cannot be periodic here (periodic levels are one process's; a block "
+        "across ranks wraps)");
+    require(!p.wrapped[a] || a < dimension_, "GridLevel: axis ", a, " of a ", dimension_,
+            "D level cannot wrap");
     data_.periodic[a] = periodic_[a];
+    data_.wrapped[a] = p.wrapped[a];
     data_.first[a] = p.first[a];
     data_.global[a] = p.global[a];
     data_.ownedBegin[a] = p.ownedBegin[a];
@@ -399,7 +408,8 @@ void GridLevel<ExecSpace>::refresh(const GridLevel& fine) {
   bool below = fine.dimension_ == dimension_;
   for (int a = 0; a < 3; ++a) {
     const int n = fine.placement_.global[a], m = placement_.global[a];
-    below = below && (m == n || m == (n + 1) / 2);
+    below = below && (m == n || m == (n + 1) / 2) &&
+            fine.placement_.wrapped[a] == placement_.wrapped[a];
   }
   require(below, "GridLevel::refresh: the ", description(),
           " is not the next coarser level of the ", fine.description());
@@ -447,7 +457,8 @@ std::string GridLevel<ExecSpace>::description() const {
   for (int a = 1; a < dimension_; ++a) text += " x " + std::to_string(cells_[a]);
   text += " cells";
   for (int a = 0; a < dimension_; ++a)
-    if (periodic_[a]) text += std::string(", periodic in ") + "xyz"[a];
+    if (periodic_[a] || placement_.wrapped[a])
+      text += std::string(", periodic in ") + "xyz"[a];
   return text;
 }
 

@@ -46,16 +46,21 @@ namespace kfvm {
 /// layers (Placement): its cells are numbered over the ghosted block, the rows of its
 /// owned cells are the global level's rows (a coarse face between an owned and a ghost
 /// cell sums the fine faces on it, which the fine block holds), the ghost rows are
-/// partial and never used, and a side facing another rank is no boundary.
+/// partial and never used, and a side facing another rank is no boundary. A periodic
+/// axis across ranks (Placement::wrapped) keeps each block an ordinary grid: its ghosts
+/// beyond an end of the axis are the cells at the other end (the exchange's), indices
+/// and vertices continued past the end (first may be -1), and no side is a boundary.
 template <class ExecSpace>
 class GridLevel final : public LinearOperator<ExecSpace> {
  public:
   /// Where a level's cells lie in the global level: the global index of its cell 0,
-  /// the global level's cell counts (0: the level's own), and its owned cells' local
-  /// range (ownedEnd 0: every cell). One process: all defaults.
+  /// the global level's cell counts (0: the level's own), its owned cells' local
+  /// range (ownedEnd 0: every cell), and the global level's periodic axes (the block
+  /// wraps around them). One process: all defaults.
   struct Placement {
     std::array<int, 3> first{0, 0, 0}, global{0, 0, 0};
     std::array<int, 3> ownedBegin{0, 0, 0}, ownedEnd{0, 0, 0};
+    std::array<bool, 3> wrapped{false, false, false};
   };
 
   /// The level of grid's cells, periodic along the axes given.
@@ -121,6 +126,7 @@ class GridLevel final : public LinearOperator<ExecSpace> {
     DeviceView<Real*, ExecSpace> distances[3];    // per axis, by face index along it
     bool periodic[3], anyPeriodic;  // the kernels take the wraps only with some
     int first[3], global[3], ownedBegin[3], ownedEnd[3];  // the Placement
+    bool wrapped[3];
     // True when the cells with neighbours on both sides along every axis have one
     // diagonal, and each of their faces along an axis one coefficient (to a relative
     // 64 epsilon): the kernels then read these numbers there instead of the arrays.

@@ -122,10 +122,13 @@ GridTransfer<ExecSpace>::GridTransfer(const GridLevel<ExecSpace>& fine,
     std::vector<std::vector<std::pair<int, Real>>> sources(m);
     for (int i = 0; i < n; ++i) {
       // A fine ghost beyond the coarse block (none where the blocks are halves) takes
-      // the nearest coarse cell: ghost values are never used.
+      // the nearest coarse cell: ghost values are never used. A block wrapped around a
+      // periodic axis starts at a negative index: its parent rounds down.
       const int global = i + fineFirst;
-      const int I =
-          std::min(std::max((merged ? global / 2 : global) - coarseFirst, 0), m - 1);
+      const int parentGlobal = !merged       ? global
+                               : global >= 0 ? global / 2
+                                             : -((1 - global) / 2);
+      const int I = std::min(std::max(parentGlobal - coarseFirst, 0), m - 1);
       int J = I;
       if (merged) J = x[i] < X[I] ? I - 1 : x[i] > X[I] ? I + 1 : I;
       double XJ = J >= 0 && J < m ? X[std::size_t(J)] : 0;

@@ -26,7 +26,10 @@
 // gathered: each rank's owned rows of its dense matrix and, every cycle, its right-hand
 // side go to every rank, which solves the whole coarsest level (CoarseSolve) and keeps
 // its own cells; a coarsest level of more than CoarseSolve::maxCells cells is smoothed
-// instead. The cycle is the one-process cycle of the same hierarchy.
+// instead. The cycle is the one-process cycle of the same hierarchy. Around a periodic
+// axis of the split the blocks wrap: their ghosts beyond an end are the other end's
+// cells on every level (GridLevel's Placement::wrapped), and the axis merges while its
+// count is 2 or a multiple of 4, as on one process.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_CoarseSolve.hpp>
@@ -367,15 +370,19 @@ class Multigrid final : public Preconditioner<ExecSpace> {
            grids_.back()->numCells() > coarseCells_ && grids_.back()->canCoarsen())
       grids_.push_back(std::make_unique<GridLevel<ExecSpace>>(grids_.back()->coarser()));
     // Red-black colours are independent only with an even count along a periodic axis
-    // (its ends are neighbours); coarser() keeps the counts even from an even grid.
+    // (its ends are neighbours; across ranks, the global level's count); coarsening
+    // keeps the counts even from an even grid.
     for (const auto& level : grids_)
-      for (int a = 0; a < level->dimension(); ++a)
-        require(smoother_ != Smoother::GaussSeidel || !level->periodic()[a] ||
-                    level->cells()[a] % 2 == 0 || level->cells()[a] == 1,
+      for (int a = 0; a < level->dimension(); ++a) {
+        const int count = level->placement().global[a];
+        require(smoother_ != Smoother::GaussSeidel ||
+                    !(level->periodic()[a] || level->placement().wrapped[a]) ||
+                    count % 2 == 0 || count == 1,
                 "mg_smoother 'gauss-seidel': red-black sweeps need an even number of "
                 "cells along a periodic axis, and the ",
-                level->description(), " has ", level->cells()[a], " along axis ", a,
+                level->description(), " has ", count, " along axis ", a,
                 "; use mg_smoother 'chebyshev' (the default)");
+      }
     const int n = levels();
     transfers_.clear();
     sweeps_.clear();

@@ -143,16 +143,17 @@ struct LevelGeometry {
 
 /// The fine cells of a coarse one along each axis: first and count (1 or 2; fewer at
 /// the edge of a rank's ghosted block, where the others belong to no local cell).
+/// Around a wrapped axis (even counts) every coarse cell has two.
 template <class ExecSpace>
 struct Children {
   int fineCells[3], fineFirst[3], fineGlobal[3], coarseFirst[3];
-  bool coarsened[3];
+  bool coarsened[3], wrapped[3];
   KOKKOS_INLINE_FUNCTION void range(int axis, int coarse, int& first, int& count) const {
     const int global = coarse + coarseFirst[axis];
     int fine = global, n = 1;
     if (coarsened[axis]) {
       fine = 2 * global;
-      n = fine + 1 < fineGlobal[axis] ? 2 : 1;
+      n = wrapped[axis] || fine + 1 < fineGlobal[axis] ? 2 : 1;
     }
     int lo = fine - fineFirst[axis], hi = lo + n;
     lo = lo < 0 ? 0 : lo;
@@ -199,6 +200,7 @@ Children<ExecSpace> childrenOf(const GridLevel<ExecSpace>& fine,
     c.fineGlobal[a] = fine.placement().global[a];
     c.coarseFirst[a] = coarse.placement().first[a];
     c.coarsened[a] = coarse.placement().global[a] != fine.placement().global[a];
+    c.wrapped[a] = coarse.placement().wrapped[a];
   }
   return c;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <string>
 
@@ -317,10 +318,6 @@ void MeshTopology::addPeriodicPair(const std::string& source, const std::string&
 MeshTopology MeshTopology::part(const std::vector<Ordinal>& cells,
                                 const Connectivity& connectivity,
                                 const std::string& cutPatch) const {
-  require(periodicPairs_.empty(), "mesh part: this mesh has periodic patches ('",
-          periodicPairs_.empty() ? std::string() : periodicPairs_[0][0], "' and '",
-          periodicPairs_.empty() ? std::string() : periodicPairs_[0][1],
-          "'), which are one process's for now (not split across MPI ranks)");
   require(Offset(connectivity.cellFaces.size()) == cellFaceOffsets_.back(),
           "mesh part: the connectivity is not this topology's");
   require(!cutPatch.empty() &&
@@ -338,6 +335,24 @@ MeshTopology MeshTopology::part(const std::vector<Ordinal>& cells,
   for (std::size_t slot = 0; slot < connectivity.boundaryFaces.size(); ++slot)
     patchOfFace[std::size_t(connectivity.boundaryFaces[slot])] =
         connectivity.boundaryPatches[slot];
+  // Periodic pairs: a joined face between two kept cells goes back on its pair's two
+  // patches (each side's cell names its own nodes), so that the part's connect() joins
+  // it again; one whose other cell is left out is cut like any other.
+  std::map<std::vector<Ordinal>, int> periodicSide;  // sorted nodes: 2 pair + side
+  for (std::size_t p = 0; p < periodicPairs_.size(); ++p)
+    for (int side = 0; side < 2; ++side) {
+      const auto named = std::find(patchNames_.begin(), patchNames_.end(),
+                                   periodicPairs_[p][std::size_t(side)]);
+      if (named == patchNames_.end()) continue;  // connect() has named it already
+      const auto& flat = patchFaceNodes_[std::size_t(named - patchNames_.begin())];
+      for (std::size_t k = 0; k < flat.size(); k += std::size_t(flat[k]) + 1) {
+        std::vector<Ordinal> key(flat.begin() + std::ptrdiff_t(k) + 1,
+                                 flat.begin() + std::ptrdiff_t(k) + 1 + flat[k]);
+        std::sort(key.begin(), key.end());
+        periodicSide[key] = int(2 * p) + side;
+      }
+    }
+  std::vector<std::vector<Ordinal>> periodicFaces(2 * periodicPairs_.size());
 
   std::vector<Ordinal> nodeOf(nodes_.size(), -1);
   std::vector<std::array<double, 3>> nodes;
@@ -378,15 +393,35 @@ MeshTopology MeshTopology::part(const std::vector<Ordinal>& cells,
       const Ordinal other = faceCells[0] == cell ? faceCells[1] : faceCells[0];
       const int patch =
           other < 0 ? patchOfFace[std::size_t(f)] : (kept[std::size_t(other)] ? -1 : cut);
-      if (patch >= 0) {
-        auto& flat = part.patchFaceNodes_[std::size_t(patch)];
-        flat.push_back(Ordinal(face.size()));
-        flat.insert(flat.end(), face.begin(), face.end());
+      std::vector<Ordinal>* flat =
+          patch >= 0 ? &part.patchFaceNodes_[std::size_t(patch)] : nullptr;
+      if (patch < 0 && !periodicSide.empty()) {  // inside the part: joined periodically?
+        std::vector<Ordinal> key(
+            faceNodes_.begin() + faceNodeOffsets_[std::size_t(cf)],
+            faceNodes_.begin() + faceNodeOffsets_[std::size_t(cf) + 1]);
+        std::sort(key.begin(), key.end());
+        const auto found = periodicSide.find(key);
+        if (found != periodicSide.end())
+          flat = &periodicFaces[std::size_t(found->second)];
+      }
+      if (flat != nullptr) {
+        flat->push_back(Ordinal(face.size()));
+        flat->insert(flat->end(), face.begin(), face.end());
       }
       faces.push_back(std::move(face));
     }
     const Ordinal local = part.addFaces(faces, cellLabels_[std::size_t(cell)]);
     part.cellRegions_[std::size_t(local)] = cellRegions_[std::size_t(cell)];
+  }
+  // The pairs with joined faces in the part, their patches after the cut one (joined
+  // and dropped again by connect(): every part names the same patches).
+  for (std::size_t p = 0; p < periodicPairs_.size(); ++p) {
+    if (periodicFaces[2 * p].empty()) continue;
+    for (int side = 0; side < 2; ++side) {
+      part.patchNames_.push_back(periodicPairs_[p][std::size_t(side)]);
+      part.patchFaceNodes_.push_back(std::move(periodicFaces[2 * p + std::size_t(side)]));
+    }
+    part.periodicPairs_.push_back(periodicPairs_[p]);
   }
   return part;
 }

@@ -107,8 +107,9 @@ class MeshTopology {
   /// result. Its patches are all of this topology's (connectivity.patchNames, empty
   /// where the part has none of their faces), then cutPatch: the faces between a kept
   /// cell and a cell left out. Region names are all kept too, so that every part of one
-  /// topology names its patches and regions alike. Not for a topology with periodic
-  /// pairs (a kfvm::Error: their meshes are one process's).
+  /// topology names its patches and regions alike. A periodic face joining two kept
+  /// cells stays joined (the part takes the pair again, with those faces only); one
+  /// joining a kept cell to a cell left out goes on cutPatch.
   MeshTopology part(const std::vector<Ordinal>& cells, const Connectivity& connectivity,
                     const std::string& cutPatch) const;
 

@@ -301,13 +301,50 @@ TEST(PeriodicMesh, BadPairsAreNamedErrors) {
                 {"periodic pair ('left', 'right')", "of 'right' centred at",
                  "has no face of 'left'"});
   }
-  {
-    auto topology = msh.topology();
-    topology.addPeriodicPair("left", "right");
-    const auto connectivity = topology.connect();
-    expectError([&] { (void)topology.part({0}, connectivity, "kfvm:ranks"); },
-                {"periodic patches ('left' and 'right')", "MPI ranks"});
-  }
+}
+
+/// The faces of a connectivity's patch.
+Ordinal patchFaces(const MeshTopology::Connectivity& c, const std::string& name) {
+  const auto found = std::find(c.patchNames.begin(), c.patchNames.end(), name);
+  return found == c.patchNames.end()
+             ? -1
+             : c.patchSizes[std::size_t(found - c.patchNames.begin())];
+}
+
+TEST(PeriodicMesh, PartsKeepTheJoinedFacesBetweenTheirCells) {
+  // 2 x 3 hexahedra joined left to right: cells 0 and 1 (the bottom row) meet twice, at
+  // x = 0.5 and across the joined sides.
+  const auto msh = hexahedra({0, 0.5, 1.0}, {0, 0.4, 0.7, 1.0}, {0, 1.0});
+  auto topology = msh.topology();
+  topology.addPeriodicPair("left", "right");
+  const auto connectivity = topology.connect();
+  const auto shifted = [](const MeshTopology::Connectivity& c) {
+    int count = 0;
+    for (const auto& shift : c.faceShifts)
+      if (shift[0] != 0 || shift[1] != 0 || shift[2] != 0) {
+        EXPECT_DOUBLE_EQ(std::abs(shift[0]), 1.0);
+        ++count;
+      }
+    return count;
+  };
+  ASSERT_EQ(shifted(connectivity), 3);
+  // Both cells kept: the joined face stays one face between them, the sides are gone.
+  const auto row = topology.part({0, 1}, connectivity, "kfvm:ranks").connect();
+  EXPECT_EQ(shifted(row), 1);
+  EXPECT_EQ(row.faceCells.size(), 10u);  // 2 x 6, one shared at x = 0.5, one joined
+  EXPECT_EQ(patchFaces(row, "left"), -1);
+  EXPECT_EQ(patchFaces(row, "kfvm:ranks"), 2);  // their tops
+  // One cell: both its x faces lead to cell 1, left out: cut.
+  const auto one = topology.part({0}, connectivity, "kfvm:ranks").connect();
+  EXPECT_EQ(shifted(one), 0);
+  EXPECT_EQ(patchFaces(one, "kfvm:ranks"), 3);
+  EXPECT_EQ(one.patchNames, row.patchNames);
+  // Every cell: the whole mesh's faces and patches again.
+  const auto all =
+      topology.part({0, 1, 2, 3, 4, 5}, connectivity, "kfvm:ranks").connect();
+  EXPECT_EQ(shifted(all), 3);
+  EXPECT_EQ(all.faceCells.size(), connectivity.faceCells.size());
+  EXPECT_EQ(patchFaces(all, "kfvm:ranks"), 0);
 }
 
 }  // namespace

@@ -156,8 +156,9 @@ point = [0.3, 0.8]
 
 
 def gmsh_runs(args, work, flags):
-    """Decks on a Gmsh mesh across ranks: the steady channel deck and a transient one on
-    its mesh (random start, corrected diffusion, Van Leer convection) write the series,
+    """Decks on a Gmsh mesh across ranks: the steady channel deck, a transient one on
+    its mesh (random start, corrected diffusion, Van Leer convection) and the periodic
+    deck (periodic-gmsh.toml) write the series,
     probes and PNG snapshots of one process, a .pvtu set with a piece per rank, and a run
     stopped on one number of ranks and restarted on another goes on as the whole run."""
     failures = []
@@ -165,7 +166,12 @@ def gmsh_runs(args, work, flags):
     steady = open(os.path.join(args.decks, "channel-gmsh.toml")).read().replace(
         'file = "meshes/channel.msh"', 'file = "%s"' % mesh)
     transient = steady.split("[equation]")[0] + GMSH_TRANSIENT
-    for name, text in [("channel-gmsh", steady), ("channel-gmsh-transient", transient)]:
+    # Periodic triangles: each part keeps the joined faces between its cells.
+    periodic = open(os.path.join(args.decks, "periodic-gmsh.toml")).read().replace(
+        'file = "meshes/periodic-square.msh"', 'file = "%s"' % os.path.join(
+            os.path.abspath(args.decks), "meshes", "periodic-square.msh"))
+    for name, text in [("channel-gmsh", steady), ("channel-gmsh-transient", transient),
+                       ("periodic-gmsh", periodic)]:
         deck = os.path.join(work, name + ".toml")
         with open(deck, "w") as f:
             f.write(text)

@@ -188,10 +188,6 @@ void checkMeshAcrossRanks(const Deck& deck) {
     deckError(deck, deck.meshFileAt,
               "a coupled deck on a Gmsh mesh runs on one process (coupled "
               "systems across ranks are built on Cartesian grids)");
-  if (!deck.periodicPairs.empty())
-    deckError(deck, deck.periodicAt,
-              "a Gmsh mesh with periodic patches runs on one process for now (its "
-              "joined faces are not split across MPI ranks)");
   if (deck.ranks[0] != 0)
     deckError(deck, deck.ranksAt,
               "a process grid is for Cartesian grids; a Gmsh "

@@ -149,9 +149,7 @@ TEST(DistributedMesh, SteadyCorrectedDiffusionOnTetrahedraEqualsOneProcess) {
     EXPECT_TRUE(report.converged) << report.reason;
     const auto gathered = system.gather(phi);
     if (worldRank() == 0) {
-      double difference = 0;
-      for (std::size_t c = 0; c < expected.size(); ++c)
-        difference = std::max(difference, std::abs(double(gathered[c] - expected[c])));
+      const double difference = compareGathered(gathered, expected).difference;
       std::printf("  tetrahedra on %d ranks (%s): max difference from one process %.2e\n",
                   worldSize(), method == PartitionMethod::Metis ? "METIS" : "RCB",
                   difference);
@@ -193,11 +191,7 @@ TEST(DistributedMesh, VanLeerOnTrianglesEqualsOneProcess) {
     ASSERT_TRUE(system.step(phi, Real(0.05)).converged);
   const auto gathered = system.gather(phi);
   if (worldRank() == 0) {
-    double difference = 0, largest = 0;
-    for (std::size_t c = 0; c < expected.size(); ++c) {
-      difference = std::max(difference, std::abs(double(gathered[c] - expected[c])));
-      largest = std::max(largest, std::abs(double(expected[c])));
-    }
+    const auto [difference, largest] = compareGathered(gathered, expected);
     std::printf("  Van Leer on %d ranks: max difference from one process %.2e\n",
                 worldSize(), difference);
     EXPECT_GT(largest, 0.5);

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,22 @@ void expectRefused(F&& f, const std::vector<std::string>& words) {
       EXPECT_NE(message.find(word), std::string::npos)
           << "rank " << worldRank() << ": '" << word << "' is not in: " << message;
   }
+}
+
+/// The largest |gathered - expected| and the largest |expected| over two series of the
+/// same length (a gathered distributed answer and the one-process one).
+struct GatheredDifference {
+  double difference = 0, largest = 0;
+};
+template <class Gathered, class Expected>
+GatheredDifference compareGathered(const Gathered& gathered, const Expected& expected) {
+  GatheredDifference d;
+  for (std::size_t c = 0; c < expected.size(); ++c) {
+    d.difference =
+        std::max(d.difference, std::abs(double(gathered[c]) - double(expected[c])));
+    d.largest = std::max(d.largest, std::abs(double(expected[c])));
+  }
+  return d;
 }
 
 }  // namespace kfvm::Test

@@ -13,17 +13,20 @@ namespace kfvm {
 
 namespace Details {
 
-/// buffer(m) = field(cells(m)) when packing, field(cells(m)) = buffer(m) when unpacking.
+/// Entry m = c k + v of the buffer is value v of cell cells(k) (c values per cell):
+/// buffer(m) = field(c cells(k) + v) when packing, the other way when unpacking.
 template <class ExecSpace>
 struct MeshHaloCopy {
   DeviceView<const Ordinal*, ExecSpace> cells;
   Vector<ExecSpace> field, buffer;
   bool pack;
+  int components;
   KOKKOS_FUNCTION void operator()(Ordinal m) const {
+    const Ordinal at = cells(m / components) * components + m % components;
     if (pack)
-      buffer(m) = field(cells(m));
+      buffer(m) = field(at);
     else
-      field(cells(m)) = buffer(m);
+      field(at) = buffer(m);
   }
 };
 
@@ -31,8 +34,13 @@ struct MeshHaloCopy {
 
 template <class ExecSpace>
 MeshHaloExchange<ExecSpace>::MeshHaloExchange(const MeshPart& part, MPI_Comm comm,
-                                              GpuAwareMpi mode)
-    : comm_(comm), owned_(part.ownedCells), local_(Ordinal(part.globalCells.size())) {
+                                              GpuAwareMpi mode, int components)
+    : comm_(comm),
+      components_(components),
+      owned_(part.ownedCells),
+      local_(Ordinal(part.globalCells.size())) {
+  require(components >= 1, "mesh halo exchange: components must be 1 or more, got ",
+          components);
   int size = 0;
   Details::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank", -1);
   Details::check(MPI_Comm_size(comm, &size), "MPI_Comm_size", rank_);
@@ -101,8 +109,10 @@ MeshHaloExchange<ExecSpace>::MeshHaloExchange(const MeshPart& part, MPI_Comm com
       copyToDevice<Ordinal, ExecSpace>(sendCells, "kfvm::MeshHaloExchange::sendCells");
   receiveCells_ = copyToDevice<Ordinal, ExecSpace>(
       receiveCells, "kfvm::MeshHaloExchange::receiveCells");
-  send_ = Vector<ExecSpace>("kfvm::MeshHaloExchange::send", sendCells.size());
-  receive_ = Vector<ExecSpace>("kfvm::MeshHaloExchange::receive", receiveCells.size());
+  const std::size_t c = std::size_t(components);
+  send_ = Vector<ExecSpace>("kfvm::MeshHaloExchange::send", sendCells.size() * c);
+  receive_ =
+      Vector<ExecSpace>("kfvm::MeshHaloExchange::receive", receiveCells.size() * c);
   constexpr bool hostMemory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                  typename ExecSpace::memory_space>::accessible;
@@ -110,45 +120,49 @@ MeshHaloExchange<ExecSpace>::MeshHaloExchange(const MeshPart& part, MPI_Comm com
             (mode == GpuAwareMpi::Auto && Details::gpuAwareMpiAvailable());
   if (!direct_) {
     sendHost_ = Kokkos::View<Real*, Kokkos::HostSpace>("kfvm::MeshHaloExchange::sendHost",
-                                                       sendCells.size());
+                                                       sendCells.size() * c);
     receiveHost_ = Kokkos::View<Real*, Kokkos::HostSpace>(
-        "kfvm::MeshHaloExchange::receiveHost", receiveCells.size());
+        "kfvm::MeshHaloExchange::receiveHost", receiveCells.size() * c);
   }
 }
 
 template <class ExecSpace>
 void MeshHaloExchange<ExecSpace>::exchange(const Vector<ExecSpace>& field) {
-  require(field.extent(0) == std::size_t(local_), "mesh halo exchange: the field has ",
-          field.extent(0), " entries, the part ", local_, " cells");
+  require(field.extent(0) == std::size_t(local_) * std::size_t(components_),
+          "mesh halo exchange: the field has ", field.extent(0), " entries, the part ",
+          local_, " cells of ", components_, " values");
+  const Ordinal c = components_;
   if (neighbours_.empty()) return;
   const MPI_Datatype type = std::is_same<Real, double>::value ? MPI_DOUBLE : MPI_FLOAT;
   const ExecSpace space;
   int n = 0;
   Real* receiveData = direct_ ? receive_.data() : receiveHost_.data();
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
-    const Ordinal count = receiveOffsets_[k + 1] - receiveOffsets_[k];
+    const Ordinal count = c * (receiveOffsets_[k + 1] - receiveOffsets_[k]);
     if (count == 0) continue;
-    Details::check(MPI_Irecv(receiveData + receiveOffsets_[k], int(count), type,
+    Details::check(MPI_Irecv(receiveData + c * receiveOffsets_[k], int(count), type,
                              neighbours_[k], 31, comm_, &requests_[std::size_t(n++)]),
                    "MPI_Irecv", rank_);
   }
-  forEachIndex("kfvm::MeshHaloExchange::pack", space, sentCells(),
-               Details::MeshHaloCopy<ExecSpace>{sendCells_, field, send_, true});
+  forEachIndex(
+      "kfvm::MeshHaloExchange::pack", space, c * sentCells(),
+      Details::MeshHaloCopy<ExecSpace>{sendCells_, field, send_, true, components_});
   if (!direct_) Kokkos::deep_copy(space, sendHost_, send_);
   space.fence();
   const Real* sendData = direct_ ? send_.data() : sendHost_.data();
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
-    const Ordinal count = sendOffsets_[k + 1] - sendOffsets_[k];
+    const Ordinal count = c * (sendOffsets_[k + 1] - sendOffsets_[k]);
     if (count == 0) continue;
-    Details::check(MPI_Isend(sendData + sendOffsets_[k], int(count), type, neighbours_[k],
-                             31, comm_, &requests_[std::size_t(n++)]),
+    Details::check(MPI_Isend(sendData + c * sendOffsets_[k], int(count), type,
+                             neighbours_[k], 31, comm_, &requests_[std::size_t(n++)]),
                    "MPI_Isend", rank_);
   }
   Details::check(MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall",
                  rank_);
   if (!direct_) Kokkos::deep_copy(space, receive_, receiveHost_);
-  forEachIndex("kfvm::MeshHaloExchange::unpack", space, receivedCells(),
-               Details::MeshHaloCopy<ExecSpace>{receiveCells_, field, receive_, false});
+  forEachIndex("kfvm::MeshHaloExchange::unpack", space, c * receivedCells(),
+               Details::MeshHaloCopy<ExecSpace>{receiveCells_, field, receive_, false,
+                                                components_});
   space.fence();
 }
 

@@ -17,24 +17,28 @@ namespace kfvm {
 /// owner which of its cells it needs: one MPI_Alltoall and one MPI_Alltoallv); each
 /// exchange packs the cells every neighbour needs on the device into one buffer, posts
 /// non-blocking messages, and unpacks into the ghosts, through host mirrors made once
-/// when MPI cannot take device memory.
+/// when MPI cannot take device memory. A field may hold `components` values per cell,
+/// interleaved (a coupled system's block vectors): all of them travel at once.
 template <class ExecSpace>
 class MeshHaloExchange {
  public:
   /// part: this rank's part (rank = comm's rank). Collective over comm. Throws
-  /// kfvm::Error when a ghost's owner is not a rank of comm, or an MPI call fails.
+  /// kfvm::Error when a ghost's owner is not a rank of comm, an MPI call fails, or
+  /// components is below 1.
   MeshHaloExchange(const MeshPart& part, MPI_Comm comm,
-                   GpuAwareMpi mode = GpuAwareMpi::Auto);
+                   GpuAwareMpi mode = GpuAwareMpi::Auto, int components = 1);
 
-  /// field has one value per local cell; throws kfvm::Error otherwise, or when MPI fails.
+  /// field has components values per local cell; throws kfvm::Error otherwise, or when
+  /// MPI fails.
   void exchange(const Vector<ExecSpace>& field);
+  int components() const { return components_; }
 
   int rank() const { return rank_; }
   MPI_Comm communicator() const { return comm_; }
   Ordinal ownedCells() const { return owned_; }
   Ordinal localCells() const { return local_; }
   /// The ranks this one exchanges with, and how many cells it sends to and receives
-  /// from all of them together.
+  /// from all of them together (components values each).
   const std::vector<int>& neighbours() const { return neighbours_; }
   Ordinal sentCells() const { return Ordinal(sendCells_.extent(0)); }
   Ordinal receivedCells() const { return Ordinal(receiveCells_.extent(0)); }
@@ -43,6 +47,7 @@ class MeshHaloExchange {
  private:
   MPI_Comm comm_;
   int rank_ = 0;
+  int components_ = 1;
   Ordinal owned_ = 0, local_ = 0;
   bool direct_ = true;
   std::vector<int> neighbours_;

@@ -3,6 +3,7 @@
 #include <kfvm_DistributedMeshSystem.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
+#include <kfvm_MatrixOperator.hpp>
 
 #include "detail/kfvm_GhostedBlocks.hpp"
 #include "detail/kfvm_StructureVersions.hpp"
@@ -35,9 +36,11 @@ struct FirstCellsOwned {
   KOKKOS_FUNCTION void operator()(Ordinal c) const { mask(c) = c < owned ? 1 : 0; }
 };
 
+/// Rows of the part's vectors (the halo's components per cell): the owned cells' first.
 template <class ExecSpace>
 VectorSpace<ExecSpace> partSpace(const MeshHaloExchange<ExecSpace>& halo) {
-  const Ordinal local = halo.localCells(), owned = halo.ownedCells();
+  const Ordinal local = halo.localCells() * halo.components(),
+                owned = halo.ownedCells() * halo.components();
   Vector<ExecSpace> mask("kfvm::DistributedMeshOperator::owned", local);
   forEachIndex("kfvm::DistributedMeshOperator::ownedMask", ExecSpace(), local,
                FirstCellsOwned<ExecSpace>{mask, owned});
@@ -75,22 +78,32 @@ int commRank(MPI_Comm comm) {
 template <class ExecSpace>
 DistributedMeshOperator<ExecSpace>::DistributedMeshOperator(
     MeshHaloExchange<ExecSpace>& halo, const Assembler<ExecSpace>& assembler)
+    : DistributedMeshOperator(halo, assembler.matrix()) {
+  require(halo.components() == 1, "distributed mesh operator: an equation's matrix over ",
+          "a halo of ", halo.components(), " values per cell");
+  assembler_ = &assembler;
+}
+
+template <class ExecSpace>
+DistributedMeshOperator<ExecSpace>::DistributedMeshOperator(
+    MeshHaloExchange<ExecSpace>& halo, const CrsMatrix<ExecSpace>& matrix)
     : halo_(&halo),
-      assembler_(&assembler),
+      matrix_(&matrix),
       space_(Details::partSpace(halo)),
       version_(Details::newStructureVersion()) {
-  require(assembler.matrix().numRows() == halo.localCells(),
-          "distributed mesh operator: the assembler's matrix has ",
-          assembler.matrix().numRows(), " rows, the part ", halo.localCells(), " cells");
+  require(matrix.numRows() == halo.localCells() * halo.components(),
+          "distributed mesh operator: the matrix has ", matrix.numRows(),
+          " rows, the part ", halo.localCells(), " cells of ", halo.components(),
+          " unknowns");
 }
 
 template <class ExecSpace>
 void DistributedMeshOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
                                                const Vector<ExecSpace>& y) const {
   halo_->exchange(x);
-  const auto& A = assembler_->matrix();
+  const auto& A = *matrix_;
   forEachIndex("kfvm::DistributedMeshOperator::ownedRows", ExecSpace(),
-               halo_->ownedCells(),
+               halo_->ownedCells() * halo_->components(),
                Details::OwnedRowsProduct<ExecSpace>{A.rowOffsets(), A.columns(),
                                                     A.values(), x, y});
   space_.zeroGhosts(y);
@@ -98,7 +111,10 @@ void DistributedMeshOperator<ExecSpace>::apply(const Vector<ExecSpace>& x,
 
 template <class ExecSpace>
 void DistributedMeshOperator<ExecSpace>::diagonal(const Vector<ExecSpace>& d) const {
-  Kokkos::deep_copy(ExecSpace(), d, assembler_->diagonal());
+  if (assembler_)
+    Kokkos::deep_copy(ExecSpace(), d, assembler_->diagonal());
+  else
+    matrixDiagonal(*matrix_, d);
   space_.zeroGhosts(d);
 }
 

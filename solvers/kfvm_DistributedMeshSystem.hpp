@@ -28,17 +28,23 @@ class DistributedMeshOperator final : public LinearOperator<ExecSpace> {
   /// The halo and the assembler (of an equation on the part's mesh) must outlive it.
   DistributedMeshOperator(MeshHaloExchange<ExecSpace>& halo,
                           const Assembler<ExecSpace>& assembler);
+  /// The owned rows of a block matrix on the part (a CoupledSystem's: the halo's
+  /// components unknowns per cell, interleaved). The halo and matrix must outlive it.
+  DistributedMeshOperator(MeshHaloExchange<ExecSpace>& halo,
+                          const CrsMatrix<ExecSpace>& matrix);
 
   std::string description() const override { return "distributed CRS matrix"; }
   const VectorSpace<ExecSpace>& space() const override { return space_; }
   void apply(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const override;
   void diagonal(const Vector<ExecSpace>& d) const override;
-  const CrsMatrix<ExecSpace>* matrix() const override { return &assembler_->matrix(); }
+  const CrsMatrix<ExecSpace>* matrix() const override { return matrix_; }
   long structureVersion() const override { return version_; }
+  int blockSize() const override { return halo_->components(); }
 
  private:
   MeshHaloExchange<ExecSpace>* halo_;
-  const Assembler<ExecSpace>* assembler_;
+  const Assembler<ExecSpace>* assembler_ = nullptr;  // a scalar equation's
+  const CrsMatrix<ExecSpace>* matrix_;
   VectorSpace<ExecSpace> space_;
   long version_;
 };
@@ -78,6 +84,8 @@ class DistributedMeshSystem final : private SolveDistribution<ExecSpace> {
   const std::vector<long long>& localGlobalIds() const { return part_.globalCells; }
   /// The rank owning every global cell.
   const std::vector<int>& owners() const { return owners_; }
+  /// This rank's part of the mesh (its topology, global cells and ghost owners).
+  const MeshPart& part() const { return part_; }
   MeshHaloExchange<ExecSpace>& halo() { return halo_; }
   int rank() const { return halo_.rank(); }
 

@@ -1,6 +1,7 @@
 // `mpirun -np N kfvm run DECK` for a deck on a Gmsh mesh: the mesh partitioned across
-// the ranks (DistributedMeshSystem: METIS, or recursive coordinate bisection), each
-// rank stepping its part in the one-process run's loop (kfvm_RunLoop.cpp). What differs
+// the ranks (DistributedMeshSystem, or DistributedCoupledMeshSystem for a coupled deck:
+// METIS, or recursive coordinate bisection), each rank stepping its part in the
+// one-process run's loop (kfvm_RunLoop.cpp). What differs
 // from one process comes from here: reductions over the ranks, a .pvtu file set, probes
 // found on the rank that owns their cell, PNG snapshots and checkpoints of the fields
 // gathered to rank 0 (a one-process checkpoint, which restarts on any number of ranks).
@@ -16,6 +17,7 @@
 
 #include <kfvm_CellPolygons.hpp>
 #include <kfvm_CollectiveFailure.hpp>
+#include <kfvm_DistributedCoupledMeshSystem.hpp>
 #include <kfvm_DistributedMeshSystem.hpp>
 #include <kfvm_ParallelVtk.hpp>
 #include <kfvm_PointLocation.hpp>
@@ -40,8 +42,15 @@ int ghostLayersOf(const Deck& deck) {
   return deck.hasHigherOrder || tvd || explicitTvd || corrected ? 2 : 1;
 }
 
+/// A deck's problem on this rank's part of the mesh, with what output needs of the
+/// partition (the part's mesh, global ids, gathers, one-value exchanges).
+class MeshPartProblem : public DeckProblem {
+ public:
+  virtual DistributedMeshSystem<Space>& system() = 0;
+};
+
 /// One [equation] on this rank's part of the mesh.
-class DistributedMeshProblem : public DeckProblem {
+class DistributedMeshProblem : public MeshPartProblem {
  public:
   DistributedMeshProblem(const Deck& deck, MPI_Comm comm)
       : system_(*deck.topology, comm, ghostLayersOf(deck)),
@@ -66,13 +75,43 @@ class DistributedMeshProblem : public DeckProblem {
   StepReport stepExplicit(double dt, const std::string& scheme) override {
     return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
   }
-  DistributedMeshSystem<Space>& system() { return system_; }
+  DistributedMeshSystem<Space>& system() override { return system_; }
 
  private:
   DistributedMeshSystem<Space> system_;
   Equation<Space> equation_;
   std::unique_ptr<ExplicitStepper<Space>> explicit_;
 };
+
+/// The [[equation]] tables of a coupled deck on this rank's part of the mesh.
+class DistributedCoupledMeshProblem : public MeshPartProblem {
+ public:
+  DistributedCoupledMeshProblem(const Deck& deck, MPI_Comm comm)
+      : system_(*deck.topology, comm, deck.numVariables()) {
+    CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
+    buildCoupledSystem(deck, part);
+    system_.setSystem(part, makeLinearSolver<Space>(deck.solver, deck.solverParameters));
+    system_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance));
+  }
+  StepReport step(std::vector<CellField<Space>>& fields, double dt,
+                  TimeScheme scheme) override {
+    return system_.step(fields, Real(dt), scheme);
+  }
+  StepReport solveSteady() override { return system_.solveSteady(fields_); }
+  StepReport stepExplicit(double, const std::string& scheme) override {
+    fail("deck: explicit scheme ", scheme, " in a coupled deck (refused before the run)");
+  }
+  DistributedMeshSystem<Space>& system() override { return system_.parts(); }
+
+ private:
+  DistributedCoupledMeshSystem<Space> system_;
+};
+
+std::unique_ptr<MeshPartProblem> meshPartProblem(const Deck& deck, MPI_Comm comm) {
+  if (deck.isCoupled())
+    return std::make_unique<DistributedCoupledMeshProblem>(deck, comm);
+  return std::make_unique<DistributedMeshProblem>(deck, comm);
+}
 
 /// Per probe, the local cell holding it on the rank that owns that cell, else -1. A
 /// point on a face between parts is given to the lowest global cell any rank finds.
@@ -113,7 +152,8 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
   log::info("kfvm run %s: %dD Gmsh mesh '%s', %lld cells, backend %s, %d MPI ranks (%s)",
             deck.path.c_str(), deck.dimension, deck.meshFile.c_str(), deck.numCells(),
             Space::name(), size, haveMetis() ? "METIS" : "recursive bisection");
-  DistributedMeshProblem problem(deck, MPI_COMM_WORLD);
+  const auto made = meshPartProblem(deck, MPI_COMM_WORLD);
+  MeshPartProblem& problem = *made;
   auto& system = problem.system();
   const Mesh<Space>& mesh = system.localMesh();
   log::info("%s", validateDeck(deck, &mesh).c_str());
@@ -184,10 +224,6 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
 }
 
 void checkMeshAcrossRanks(const Deck& deck) {
-  if (deck.isCoupled())
-    deckError(deck, deck.meshFileAt,
-              "a coupled deck on a Gmsh mesh runs on one process (coupled "
-              "systems across ranks are built on Cartesian grids)");
   if (deck.ranks[0] != 0)
     deckError(deck, deck.ranksAt,
               "a process grid is for Cartesian grids; a Gmsh "

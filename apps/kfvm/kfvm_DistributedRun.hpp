@@ -32,11 +32,12 @@ void checkAcrossRanks(const Deck& deck);
 /// partitioned across the ranks (METIS, or recursive coordinate bisection), each rank
 /// stepping its part with ghost layers; a .pvtu set per output step, probes on the rank
 /// owning their cell, PNG snapshots and checkpoints of the fields gathered to rank 0 (a
-/// one-process checkpoint: it restarts on any number of ranks). One [equation] only.
+/// one-process checkpoint: it restarts on any number of ranks). One [equation] or a
+/// coupled deck's [[equation]] tables.
 int runMeshDeckAcrossRanks(const Deck& deck, const RunOptions& options);
 
-/// What a Gmsh mesh's deck cannot do across ranks, refused naming the deck's line: a
-/// coupled deck, [parallel] ranks, more ranks than cells.
+/// What a Gmsh mesh's deck cannot do across ranks, refused naming the deck's line:
+/// [parallel] ranks, more ranks than cells.
 void checkMeshAcrossRanks(const Deck& deck);
 
 /// An explicit step of phi on one rank's part by scheme, within the smallest stable limit

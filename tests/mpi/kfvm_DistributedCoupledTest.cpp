@@ -31,16 +31,9 @@ void checkAgainstOneProcess(const CartesianGrid& grid, const Decomposition& deco
                             const Builder& build, TimeScheme scheme, int steps, Real dt,
                             bool sweeps) {
   const bool inDouble = sizeof(Real) == sizeof(double);
-  const Parameters parameters{{"tolerance", inDouble ? "1e-13" : "1e-5"},
-                              {"max_iterations", "5000"},
-                              {"restart", "60"},
-                              {"preconditioner", "ilu0"}};
+  const Parameters parameters = coupledSolverParameters();
   const Real sweepTolerance(inDouble ? 1e-11 : 1e-5);
-  std::mt19937 random(2026);
-  std::uniform_real_distribution<double> noise(-0.5, 0.5);
-  std::vector<std::vector<double>> initial(2, std::vector<double>(grid.numCells()));
-  for (auto& variable : initial)
-    for (auto& value : variable) value = noise(random);
+  const auto initial = randomStart(std::size_t(grid.numCells()));
 
   Mesh<Space> mesh(grid);
   CoupledSystem<Space> whole(mesh, 2);

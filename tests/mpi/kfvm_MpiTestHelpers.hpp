@@ -2,6 +2,8 @@
 #define KFVM_MPI_TEST_HELPERS_HPP
 
 #include <kfvm_Error.hpp>
+#include <kfvm_Parameters.hpp>
+#include <kfvm_Types.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,25 @@ void expectRefused(F&& f, const std::vector<std::string>& words) {
       EXPECT_NE(message.find(word), std::string::npos)
           << "rank " << worldRank() << ": '" << word << "' is not in: " << message;
   }
+}
+
+/// What the coupled tests solve with: GMRES(60) with ILU(0) to 1e-13 (1e-5 in float).
+inline Parameters coupledSolverParameters() {
+  const bool inDouble = sizeof(Real) == sizeof(double);
+  return Parameters{{"tolerance", inDouble ? "1e-13" : "1e-5"},
+                    {"max_iterations", "5000"},
+                    {"restart", "60"},
+                    {"preconditioner", "ilu0"}};
+}
+
+/// Two variables' start of n cells each: uniform in [-0.5, 0.5), the same on every rank.
+inline std::vector<std::vector<double>> randomStart(std::size_t n) {
+  std::mt19937 random(2026);
+  std::uniform_real_distribution<double> noise(-0.5, 0.5);
+  std::vector<std::vector<double>> initial(2, std::vector<double>(n));
+  for (auto& variable : initial)
+    for (auto& value : variable) value = noise(random);
+  return initial;
 }
 
 /// The largest |gathered - expected| and the largest |expected| over two series of the

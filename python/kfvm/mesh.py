@@ -336,7 +336,8 @@ def Gmsh3D(source, backend=None):
 class UnstructuredMesh(_General):
     """A mesh from nodes (shape (points, dim)) and cells, each a list of node indices: in
     2D polygons (nodes in order around them), in 3D tetrahedra (4), pyramids (5), prisms
-    (6) or hexahedra (8) in Gmsh's node order. patches: {name: [face nodes, ...]}; the
+    (6) or hexahedra (8) in Gmsh's node order, or else every cell a polyhedron given as
+    its faces, each a list of nodes in order around it. patches: {name: [face nodes, ...]}; the
     boundary faces on no patch form the patch "boundary". convention: "centroids"
     (cell and face centroids, distances projected on the normals) or "fipy" (FiPy's
     centres and centre-to-centre distances: GeometryConvention::FiPy). periodic: pairs
@@ -352,11 +353,17 @@ class UnstructuredMesh(_General):
         dimension = nodes.shape[1]
         padded = _np.zeros((len(nodes), 3))
         padded[:, :dimension] = nodes
-        cells = [[int(n) for n in cell] for cell in cells]
+        cells = list(cells)
         patches = {str(k): [[int(n) for n in face] for face in v]
                    for k, v in (patches or {}).items()}
-        cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches,
-                                     str(convention), _patch_pairs(periodic))
+        if dimension == 3 and cells and _np.ndim(cells[0][0]) == 1:  # faces per cell
+            polyhedra = [[[int(n) for n in face] for face in cell] for cell in cells]
+            cpp = module.Mesh.from_polyhedra(padded.tolist(), polyhedra, patches,
+                                             str(convention), _patch_pairs(periodic))
+        else:
+            cells = [[int(n) for n in cell] for cell in cells]
+            cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches,
+                                         str(convention), _patch_pairs(periodic))
         super().__init__(module, cpp, dimension)
 
 

@@ -197,6 +197,26 @@ PyMesh<Space>* meshFromCells(
   return new PyMesh<Space>(withPeriodicPairs(std::move(topology), periodic));
 }
 
+/// A 3D general mesh from Python lists of polyhedra: each cell its faces, each face a
+/// cycle of at least 3 nodes (FiPy's 3D meshes: cellFaceIDs over faceVertexIDs).
+template <class Space>
+PyMesh<Space>* meshFromPolyhedra(
+    const std::vector<std::array<double, 3>>& nodes,
+    const std::vector<std::vector<std::vector<Ordinal>>>& cells,
+    const std::map<std::string, std::vector<std::vector<Ordinal>>>& patches,
+    const std::string& convention, const PatchPairs& periodic) {
+  MeshTopology topology(3, nodes);
+  require(convention == "centroids" || convention == "fipy",
+          "convention must be 'centroids' or 'fipy', got '", convention, "'");
+  if (convention == "fipy") topology.setGeometryConvention(GeometryConvention::FiPy);
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    topology.addPolyhedron(cells[c], (long long)c);
+  for (const auto& [name, faces] : patches) {
+    for (const auto& face : faces) topology.addBoundaryFace(name, face);
+  }
+  return new PyMesh<Space>(withPeriodicPairs(std::move(topology), periodic));
+}
+
 }  // namespace
 
 template <class Space>
@@ -247,6 +267,9 @@ void bindMeshFields(py::module_& backend) {
           py::arg("path"), py::arg("dimension"), py::arg("periodic") = PatchPairs{})
       .def_static("from_cells", &meshFromCells<Space>, py::arg("dimension"),
                   py::arg("nodes"), py::arg("cells"), py::arg("patches"),
+                  py::arg("convention") = "centroids", py::arg("periodic") = PatchPairs{})
+      .def_static("from_polyhedra", &meshFromPolyhedra<Space>, py::arg("nodes"),
+                  py::arg("cells"), py::arg("patches"),
                   py::arg("convention") = "centroids", py::arg("periodic") = PatchPairs{})
       .def_property_readonly("dimension", [](const Py& m) { return m.value.dimension(); })
       .def_property_readonly(

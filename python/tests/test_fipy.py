@@ -3,6 +3,7 @@ variable (coupled systems: test_fipy_coupled.py). FiPy comes from KFVM_FIPY_PATH
 (fipy_setup.py)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -389,14 +390,73 @@ def test_general_2d_meshes_take_fipys_geometry():
     assert {row["where"] for row in kf.report()} == {"kfvm"}, kf.report()
 
 
-def test_3d_general_meshes_fall_back():
-    left = Grid3D(nx=2, ny=2, nz=2)
-    mesh = left + (Grid3D(nx=2, ny=2, nz=2) + ((2.0,), (0.0,), (0.0,)))  # a FiPy Mesh
-    phi = CellVariable(mesh=mesh, value=0.0)
-    phi.constrain(1.0, mesh.facesLeft)
-    DiffusionTerm(1.0).solve(var=phi)
-    (row,) = kf.report()
-    assert row["where"] == "fipy" and "3D" in row["reason"], row
+def _kuhn_tetrahedra(n):
+    """The unit cube in n^3 cubes of 6 tetrahedra each (Kuhn's, conforming across the
+    cubes), its nodes moved off the grid inside, as a FiPy 3D Mesh (no Gmsh needed)."""
+    from fipy.meshes.mesh import Mesh
+    from itertools import permutations
+    axis = np.linspace(0.0, 1.0, n + 1)
+    x, y, z = np.meshgrid(axis, axis, axis, indexing="ij")
+    nodes = np.stack([x.ravel(), y.ravel(), z.ravel()])
+    inside = np.all((nodes > 1e-9) & (nodes < 1 - 1e-9), axis=0)
+    nodes[:, inside] += 0.06 / n * np.sin(7.0 * nodes[::-1, inside])
+    index = lambda i, j, k: (i * (n + 1) + j) * (n + 1) + k
+    faces, cells = {}, []
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                for order in permutations(range(3)):
+                    corner, tet = [i, j, k], [index(i, j, k)]
+                    for a in order:
+                        corner[a] += 1
+                        tet.append(index(*corner))
+                    cell = []
+                    for skip in range(4):
+                        face = tuple(sorted(t for m, t in enumerate(tet) if m != skip))
+                        cell.append(faces.setdefault(face, len(faces)))
+                    cells.append(cell)
+    face_vertices = np.array(sorted(faces, key=faces.get)).T
+    return Mesh(vertexCoords=nodes, faceVertexIDs=face_vertices,
+                cellFaceIDs=np.array(cells).T)
+
+
+def test_3d_general_meshes_take_fipys_geometry():
+    """FiPy 3D Meshes (two grids joined: hexahedra; distorted tetrahedra; Gmsh3D's, when
+    gmsh is installed) run on kfvm and give FiPy's answer: steady diffusion between two
+    Dirichlet sides and three transient steps."""
+    def joined():
+        return Grid3D(nx=2, ny=2, nz=2) + (Grid3D(nx=2, ny=2, nz=2) + ((2.0,), (0.0,), (0.0,)))
+
+    makers = [joined, lambda: _kuhn_tetrahedra(3)]
+    if shutil.which(os.environ.get("KFVM_GMSH", "gmsh")) is not None:
+        makers.append(lambda: fipy.Gmsh3D("""
+            Point(1) = {0, 0, 0, 0.3}; Point(2) = {1, 0, 0, 0.3};
+            Point(3) = {1, 1, 0, 0.3}; Point(4) = {0, 1, 0, 0.3};
+            Line(1) = {1, 2}; Line(2) = {2, 3}; Line(3) = {3, 4}; Line(4) = {4, 1};
+            Line Loop(5) = {1, 2, 3, 4}; Plane Surface(6) = {5};
+            Extrude {0, 0, 1} { Surface{6}; }"""))
+    for make in makers:
+        answers = []
+        for on in (False, True):
+            (kf.activate if on else kf.deactivate)()
+            mesh = make()
+            x = mesh.faceCenters[0]
+            low, high = float(min(x)), float(max(x))
+            phi = CellVariable(mesh=mesh, value=0.0)
+            phi.constrain(1.0, mesh.exteriorFaces & (x < low + 1e-9))
+            phi.constrain(0.0, mesh.exteriorFaces & (x > high - 1e-9))
+            (DiffusionTerm(1.0) == 0).solve(var=phi,
+                                             solver=fipy.LinearLUSolver(tolerance=TIGHT))
+            psi = CellVariable(mesh=mesh, value=0.0)
+            psi.constrain(1.0, mesh.exteriorFaces & (x < low + 1e-9))
+            for _ in range(3):
+                (TransientTerm() == DiffusionTerm(0.5)).solve(
+                    var=psi, dt=0.01, solver=fipy.LinearLUSolver(tolerance=TIGHT))
+            answers.append(np.concatenate([phi.value, psi.value]))
+        assert np.ptp(answers[0]) > 0.5
+        assert relative(*answers) < 1e-9, type(mesh).__name__
+        kf.activate()
+        assert {row["where"] for row in kf.report()} == {"kfvm"}, kf.report()
 
 
 @pytest.mark.parametrize("solver_class", ["LinearCGSolver", "LinearGMRESSolver",

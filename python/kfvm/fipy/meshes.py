@@ -209,12 +209,14 @@ _grids = {}
 
 def _map(fipy_mesh, backend):
     """A FiPy grid (Cartesian, cylindrical, spherical or periodic) as a MappedGrid; any
-    other 2D FiPy mesh as a MappedGeneral."""
+    other 2D or 3D FiPy mesh (Mesh2D, Mesh: Gmsh2D, Gmsh3D, ...) as a MappedGeneral."""
     name = type(fipy_mesh).__name__
     if name in _GRID_CLASSES or name in _PERIODIC_CLASSES or name in _CURVILINEAR_CLASSES:
         return MappedGrid(fipy_mesh, backend)
+    from fipy.meshes.mesh import Mesh
     from fipy.meshes.mesh2D import Mesh2D
-    if isinstance(fipy_mesh, Mesh2D):
+    if isinstance(fipy_mesh, Mesh2D) or (isinstance(fipy_mesh, Mesh)
+                                         and fipy_mesh.dim == 3):
         from .general_meshes import MappedGeneral
         return MappedGeneral(fipy_mesh, backend)
     return MappedGrid(fipy_mesh, backend)  # refuses it, naming the class

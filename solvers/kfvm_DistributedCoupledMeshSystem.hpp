@@ -32,8 +32,13 @@ class DistributedCoupledMeshSystem final : private SolveDistribution<ExecSpace> 
                                PartitionMethod method = PartitionMethod::Default,
                                GpuAwareMpi mode = GpuAwareMpi::Auto);
 
+  // Its operator and stepper keep pointers to its members and to itself.
+  DistributedCoupledMeshSystem(const DistributedCoupledMeshSystem&) = delete;
+  DistributedCoupledMeshSystem& operator=(const DistributedCoupledMeshSystem&) = delete;
+
   /// The partition, the part's mesh, global ids, gathers and one-value exchanges.
   DistributedMeshSystem<ExecSpace>& parts() { return parts_; }
+
   const Mesh<ExecSpace>& localMesh() const { return parts_.localMesh(); }
 
   /// The system (on localMesh(), numVariables variables) and its solver; throws

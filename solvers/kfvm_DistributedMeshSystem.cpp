@@ -59,6 +59,14 @@ VectorSpace<ExecSpace> partSpace(const MeshHaloExchange<ExecSpace>& halo) {
       });
 }
 
+/// halo, when it exchanges one value per cell (an equation's); kfvm::Error otherwise.
+template <class ExecSpace>
+MeshHaloExchange<ExecSpace>& scalarHalo(MeshHaloExchange<ExecSpace>& halo) {
+  require(halo.components() == 1, "distributed mesh operator: an equation's matrix over ",
+          "a halo of ", halo.components(), " values per cell");
+  return halo;
+}
+
 int commSize(MPI_Comm comm) {
   int size = 0;
   require(MPI_Comm_size(comm, &size) == MPI_SUCCESS,
@@ -78,9 +86,7 @@ int commRank(MPI_Comm comm) {
 template <class ExecSpace>
 DistributedMeshOperator<ExecSpace>::DistributedMeshOperator(
     MeshHaloExchange<ExecSpace>& halo, const Assembler<ExecSpace>& assembler)
-    : DistributedMeshOperator(halo, assembler.matrix()) {
-  require(halo.components() == 1, "distributed mesh operator: an equation's matrix over ",
-          "a halo of ", halo.components(), " values per cell");
+    : DistributedMeshOperator(Details::scalarHalo(halo), assembler.matrix()) {
   assembler_ = &assembler;
 }
 

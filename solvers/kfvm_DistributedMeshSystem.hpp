@@ -77,6 +77,10 @@ class DistributedMeshSystem final : private SolveDistribution<ExecSpace> {
                         PartitionMethod method = PartitionMethod::Default,
                         GpuAwareMpi mode = GpuAwareMpi::Auto);
 
+  // Its operator and stepper keep pointers to its members and to itself.
+  DistributedMeshSystem(const DistributedMeshSystem&) = delete;
+  DistributedMeshSystem& operator=(const DistributedMeshSystem&) = delete;
+
   const Mesh<ExecSpace>& localMesh() const { return mesh_; }
   /// Local cells 0 .. ownedCells() - 1 are this rank's.
   Ordinal ownedCells() const { return part_.ownedCells; }

@@ -111,7 +111,7 @@ struct Deck {
   bool meshIsScript = false;
   DeckKey meshFileAt;
   // [mesh] periodic = [["left", "right"], ...]: patch pairs of a Gmsh mesh joined into
-  // one periodic boundary (MeshTopology::addPeriodicPair; one process only).
+  // one periodic boundary (MeshTopology::addPeriodicPair; across ranks too).
   std::vector<std::array<std::string, 2>> periodicPairs;
   DeckKey periodicAt;
   std::shared_ptr<const MeshTopology> topology;

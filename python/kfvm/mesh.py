@@ -333,6 +333,20 @@ def Gmsh3D(source, backend=None):
     return GmshMesh(source, dimension=3, backend=backend)
 
 
+def _cell_kind(cell, index):
+    """"nodes" for a cell given by its nodes, "faces" for one given by its faces."""
+    cell = list(cell)
+    if not cell:
+        raise _kfvm.Error("cell %d is empty" % index)
+    depth = {_np.ndim(entry) for entry in cell}
+    if depth == {0}:
+        return "nodes"
+    if depth == {1}:
+        return "faces"
+    raise _kfvm.Error("cell %d mixes nodes and faces (a cell is a list of nodes, or in 3D a "
+                      "list of faces, each a list of nodes)" % index)
+
+
 class UnstructuredMesh(_General):
     """A mesh from nodes (shape (points, dim)) and cells, each a list of node indices: in
     2D polygons (nodes in order around them), in 3D tetrahedra (4), pyramids (5), prisms
@@ -356,11 +370,20 @@ class UnstructuredMesh(_General):
         cells = list(cells)
         patches = {str(k): [[int(n) for n in face] for face in v]
                    for k, v in (patches or {}).items()}
-        if dimension == 3 and cells and _np.ndim(cells[0][0]) == 1:  # faces per cell
+        # Every cell a list of nodes, or (3D) every cell a list of faces.
+        kinds = [_cell_kind(cell, c) for c, cell in enumerate(cells)]
+        if dimension == 3 and kinds and kinds[0] == "faces":
+            if "nodes" in kinds:
+                raise _kfvm.Error("cell %d is a list of nodes, cell 0 a list of faces: give "
+                                  "every cell the same way" % kinds.index("nodes"))
             polyhedra = [[[int(n) for n in face] for face in cell] for cell in cells]
             cpp = module.Mesh.from_polyhedra(padded.tolist(), polyhedra, patches,
                                              str(convention), _patch_pairs(periodic))
         else:
+            if "faces" in kinds:
+                raise _kfvm.Error("cell %d is a list of faces, which only 3D meshes given "
+                                  "as polyhedra take (every cell a list of faces)"
+                                  % kinds.index("faces"))
             cells = [[int(n) for n in cell] for cell in cells]
             cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches,
                                          str(convention), _patch_pairs(periodic))

@@ -95,6 +95,31 @@ def test_bad_cells_are_errors():
         kfvm.UnstructuredMesh([[0, 0, 0]] * 8, [list(range(7))])
     with pytest.raises(kfvm.Error, match="patch 'top' names the face"):
         kfvm.UnstructuredMesh(nodes, [[0, 1, 3]], {"top": [[1, 2]]})
+    cube = [[x, y, z] for z in (0, 1) for y in (0, 1) for x in (0, 1)]
+    faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2],
+             [1, 3, 7, 5]]
+    with pytest.raises(kfvm.Error, match="cell 1 is a list of nodes, cell 0 a list of faces"):
+        kfvm.UnstructuredMesh(cube, [faces, [0, 1, 3, 2, 4, 5, 7, 6]])
+    with pytest.raises(kfvm.Error, match="cell 0 mixes nodes and faces"):
+        kfvm.UnstructuredMesh(cube, [[0, [1, 2, 3]]])
+    with pytest.raises(kfvm.Error, match="cell 0 is empty"):
+        kfvm.UnstructuredMesh(cube, [[]])
+    with pytest.raises(kfvm.Error, match="only 3D meshes given as polyhedra"):
+        kfvm.UnstructuredMesh(nodes, [[[0, 1], [1, 3], [3, 0]]])
+
+
+def test_polyhedra_equal_the_standard_cells():
+    """A hexahedron given by its 6 faces is the hexahedron given by its 8 nodes."""
+    cube = [[x, y, z] for z in (0.0, 1.0) for y in (0.0, 2.0) for x in (0.0, 0.5)]
+    faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2],
+             [1, 3, 7, 5]]
+    polyhedron = kfvm.UnstructuredMesh(cube, [faces])
+    hexahedron = kfvm.UnstructuredMesh(cube, [[0, 1, 3, 2, 4, 5, 7, 6]])
+    assert polyhedron.numberOfFaces == hexahedron.numberOfFaces == 6
+    assert np.allclose(polyhedron.cellVolumes, [1.0])
+    assert np.allclose(polyhedron.cellVolumes, hexahedron.cellVolumes)
+    assert np.allclose(polyhedron.cellCenters, hexahedron.cellCenters)
+    assert np.allclose(np.sort(polyhedron.faceAreas), np.sort(hexahedron.faceAreas))
 
 
 CIRCLE = """

@@ -49,7 +49,8 @@ namespace kfvm {
 /// partial and never used, and a side facing another rank is no boundary. A periodic
 /// axis across ranks (Placement::wrapped) keeps each block an ordinary grid: its ghosts
 /// beyond an end of the axis are the cells at the other end (the exchange's), indices
-/// and vertices continued past the end (first may be -1), and no side is a boundary.
+/// and vertices continued past the end (first may be negative), and no side is a
+/// boundary.
 template <class ExecSpace>
 class GridLevel final : public LinearOperator<ExecSpace> {
  public:

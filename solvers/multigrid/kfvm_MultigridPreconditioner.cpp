@@ -380,8 +380,8 @@ class Multigrid final : public Preconditioner<ExecSpace> {
                     count % 2 == 0 || count == 1,
                 "mg_smoother 'gauss-seidel': red-black sweeps need an even number of "
                 "cells along a periodic axis, and the ",
-                level->description(), " has ", count, " along axis ", a,
-                "; use mg_smoother 'chebyshev' (the default)");
+                level->description(), " (this rank's block) has ", count, " along axis ",
+                a, " in its whole level", "; use mg_smoother 'chebyshev' (the default)");
       }
     const int n = levels();
     transfers_.clear();

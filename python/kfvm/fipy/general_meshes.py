@@ -106,10 +106,6 @@ class MappedGeneral(MappedMesh):
             raise Untranslatable("its mesh is a %dD FiPy %s; kfvm maps FiPy's general "
                                  "meshes in 2D and 3D" % (fipy_mesh.dim, name))
         vertices = _np.asarray(fipy_mesh.vertexCoords, dtype=float).T
-        if vertices.shape[1] != fipy_mesh.dim:
-            raise Untranslatable("its %dD cells lie in %dD space (a %s); kfvm maps meshes "
-                                 "of their own dimension" % (fipy_mesh.dim, vertices.shape[1],
-                                                             name))
         shapes = (_cell_polygons if fipy_mesh.dim == 2 else _cell_polyhedra)(fipy_mesh)
         order = _bandwidth_order(fipy_mesh)  # kfvm's cell k is FiPy's cell order[k]
         cells = [shapes[c] for c in order]

@@ -114,11 +114,35 @@ struct FirstBadPivot {
   }
 };
 
-template <class ExecSpace>
-Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>> levelRange(
-    const std::vector<Ordinal>& levels, int level) {
-  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>(
-      ExecSpace(), levels[level], levels[level + 1]);
+/// rows(index) for every index in order, by one thread: the level order is an order in
+/// which each row comes after the rows it depends on.
+template <class ExecSpace, class Rows>
+struct RowsInOrder {
+  Rows rows;
+  Ordinal count;
+  KOKKOS_FUNCTION void operator()(Ordinal) const {
+    for (Ordinal index = 0; index < count; ++index) rows(index);
+  }
+};
+
+/// Runs rows over the level sets levels: one parallel loop per level, or, with
+/// inOrder, one loop over all of them on one thread.
+template <class ExecSpace, class Rows>
+void runLevels(const char* label, const std::vector<Ordinal>& levels, const Rows& rows,
+               bool inOrder) {
+  const int numLevels = int(levels.size()) - 1;
+  if (inOrder) {
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>(ExecSpace(), 0, 1),
+        RowsInOrder<ExecSpace, Rows>{rows, levels.back()});
+    return;
+  }
+  for (int level = 0; level < numLevels; ++level)
+    Kokkos::parallel_for(label,
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>(
+                             ExecSpace(), levels[level], levels[level + 1]),
+                         rows);
 }
 
 }  // namespace
@@ -162,6 +186,19 @@ void IncompleteLU<ExecSpace>::analyze(const CrsMatrix<ExecSpace>& matrix) {
   factors_ =
       DeviceView<Real*, ExecSpace>("kfvm::IncompleteLU::factors", matrix.numEntries());
   pattern_ = matrix;
+  // On a host backend a parallel loop per level costs a fork and a join each: with few
+  // rows per level for every thread (2D and 3D patterns in natural order have as many
+  // levels as a grid line or plane has cells) the solves ran an order of magnitude
+  // slower on OpenMP than on Serial (FiPy's cahnHilliard.mesh2D through kfvm.fipy: 70 s
+  // on one OpenMP thread, 121 s on two, 5 s on Serial). There the rows run in level
+  // order on one thread. Devices keep the level-parallel loops.
+  constexpr bool onHost =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                 typename ExecSpace::memory_space>::accessible;
+  const int numLevels = std::max(numLowerLevels(), numUpperLevels());
+  const double rowsPerThread =
+      double(n) / std::max(1, numLevels) / std::max(1, int(ExecSpace().concurrency()));
+  inOrder_ = onHost && (ExecSpace().concurrency() == 1 || rowsPerThread < 512);
 }
 
 template <class ExecSpace>
@@ -172,9 +209,8 @@ void IncompleteLU<ExecSpace>::factorize(const CrsMatrix<ExecSpace>& matrix) {
   Kokkos::deep_copy(ExecSpace(), factors_, matrix.values());
   const Details::FactorRows<ExecSpace> rows{lowerOrder_, matrix.rowOffsets(),
                                             diagonalEntries_, matrix.columns(), factors_};
-  for (int level = 0; level < numLowerLevels(); ++level)
-    Kokkos::parallel_for("kfvm::IncompleteLU::factorize",
-                         Details::levelRange<ExecSpace>(lowerLevels_, level), rows);
+  Details::runLevels<ExecSpace>("kfvm::IncompleteLU::factorize", lowerLevels_, rows,
+                                inOrder_);
   Ordinal firstBad = matrix.numRows();
   Kokkos::parallel_reduce("kfvm::IncompleteLU::checkPivots",
                           indexRange(ExecSpace(), matrix.numRows()),
@@ -197,14 +233,12 @@ void IncompleteLU<ExecSpace>::apply(const Vector<ExecSpace>& r,
   const auto columns = pattern_.columns();
   const Details::ForwardRows<ExecSpace> forward{
       lowerOrder_, offsets, diagonalEntries_, columns, factors_, r, z};
-  for (int level = 0; level < numLowerLevels(); ++level)
-    Kokkos::parallel_for("kfvm::IncompleteLU::forward",
-                         Details::levelRange<ExecSpace>(lowerLevels_, level), forward);
+  Details::runLevels<ExecSpace>("kfvm::IncompleteLU::forward", lowerLevels_, forward,
+                                inOrder_);
   const Details::BackwardRows<ExecSpace> backward{upperOrder_, offsets,  diagonalEntries_,
                                                   columns,     factors_, z};
-  for (int level = 0; level < numUpperLevels(); ++level)
-    Kokkos::parallel_for("kfvm::IncompleteLU::backward",
-                         Details::levelRange<ExecSpace>(upperLevels_, level), backward);
+  Details::runLevels<ExecSpace>("kfvm::IncompleteLU::backward", upperLevels_, backward,
+                                inOrder_);
 }
 
 #define KFVM_INSTANTIATE_INCOMPLETE_LU(Space) template class IncompleteLU<Space>;

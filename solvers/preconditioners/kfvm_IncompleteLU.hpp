@@ -11,7 +11,9 @@ namespace kfvm {
 /// (columns sorted, every diagonal entry present). The rows are grouped into level sets
 /// (a row's level is one more than that of every row it depends on), computed on the
 /// host once per structure, so that the factorization and both triangular solves run
-/// as one parallel loop per level on the device. Where the pattern is a full band (1D
+/// as one parallel loop per level on the device (on a host backend with few rows per
+/// level for each thread, all rows in level order on one thread: inOrder()). Where the
+/// pattern is a full band (1D
 /// stencils) no fill-in is dropped and it is the exact LU factorization.
 ///
 /// The native solvers use it with preconditioner = "ilu0".
@@ -29,6 +31,8 @@ class IncompleteLU {
 
   int numLowerLevels() const { return int(lowerLevels_.size()) - 1; }
   int numUpperLevels() const { return int(upperLevels_.size()) - 1; }
+  /// True when the factorization and solves run the rows in level order on one thread.
+  bool inOrder() const { return inOrder_; }
 
  private:
   CrsMatrix<ExecSpace> pattern_;
@@ -37,6 +41,7 @@ class IncompleteLU {
   // Rows ordered by level; level l holds order(levels[l] .. levels[l + 1] - 1).
   DeviceView<Ordinal*, ExecSpace> lowerOrder_, upperOrder_;
   std::vector<Ordinal> lowerLevels_, upperLevels_;
+  bool inOrder_ = false;
 };
 
 }  // namespace kfvm

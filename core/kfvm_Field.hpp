@@ -108,7 +108,8 @@ void setFromCentres(const char* label, const ExecSpace& space,
 }  // namespace Details
 
 /// Sets each cell value to f(x, y, z) at the cell centre; f must be callable on the
-/// device (KOKKOS_LAMBDA).
+/// device: a KOKKOS_LAMBDA, or a named functor where the caller is an inline function or
+/// a template that several translation units compile (see above).
 template <class ExecSpace, class Function>
 void setFromCellCentres(CellField<ExecSpace>& field, const Mesh<ExecSpace>& mesh,
                         const Function& f) {

@@ -10,6 +10,8 @@
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_Types.hpp>
 
+#include <utility>
+
 #ifdef KFVM_HAVE_KOKKOSKERNELS
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
@@ -49,6 +51,27 @@ struct Axpby {
   Vector<ExecSpace> y;
   KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const {
     y(i) = alpha * x(i) + beta * y(i);
+  }
+};
+
+/// y += sum of c[q] x[q] for q < Count: one pass over y (GMRES's Gram-Schmidt and its
+/// update), one index a block of rows (block rows a host thread, one a device thread).
+/// Count is fixed at compile time, so that the loop over q unrolls.
+template <class ExecSpace, int Count>
+struct AddCombination {
+  Vector<ExecSpace> x[Count];
+  Real c[Count];
+  Vector<ExecSpace> y;
+  Ordinal size, block;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal b) const {
+    Real coefficient[Count];
+    for (int q = 0; q < Count; ++q) coefficient[q] = c[q];
+    const Ordinal begin = b * block, end = begin + block < size ? begin + block : size;
+    for (Ordinal i = begin; i < end; ++i) {
+      Real sum = y(i);
+      for (int q = 0; q < Count; ++q) sum += coefficient[q] * x[q](i);
+      y(i) = sum;
+    }
   }
 };
 
@@ -104,6 +127,55 @@ void axpby(Real alpha, const Vector<ExecSpace>& x, Real beta,
   forEachIndex("kfvm::Blas::axpby", ExecSpace(), Ordinal(x.extent(0)),
                Functors::Axpby<ExecSpace>{alpha, x, beta, y});
 #endif
+}
+
+/// Rows one index of a multi-vector kernel takes (addCombination, VectorSpace::dotsWith):
+/// 512 on a host (sums and loads in registers over a stretch of each vector), 1 on a
+/// device (coalesced loads).
+template <class ExecSpace>
+constexpr Ordinal multiVectorBlock() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                    typename ExecSpace::memory_space>::accessible
+             ? 512
+             : 1;
+}
+
+namespace Details {
+template <class ExecSpace, int Count>
+void addCombination(const Vector<ExecSpace>* xs, const double* coefficients,
+                    const Vector<ExecSpace>& y) {
+  constexpr Ordinal block = multiVectorBlock<ExecSpace>();
+  Functors::AddCombination<ExecSpace, Count> add{};
+  for (int q = 0; q < Count; ++q) {
+    add.x[q] = xs[q];
+    add.c[q] = Real(coefficients[q]);
+  }
+  add.y = y;
+  add.size = Ordinal(y.extent(0));
+  add.block = block;
+  forEachIndex("kfvm::Blas::addCombination", ExecSpace(), (add.size + block - 1) / block,
+               add);
+}
+
+template <class ExecSpace, int... Counts>
+void addCombination(int count, std::integer_sequence<int, Counts...>,
+                    const Vector<ExecSpace>* xs, const double* coefficients,
+                    const Vector<ExecSpace>& y) {
+  ((count == Counts + 1 ? addCombination<ExecSpace, Counts + 1>(xs, coefficients, y)
+                        : void()),
+   ...);
+}
+}  // namespace Details
+
+/// y += sum of coefficients[q] xs[q] for q < count, in ceil(count / 16) passes over y.
+template <class ExecSpace>
+void addCombination(const Vector<ExecSpace>* xs, const double* coefficients, int count,
+                    const Vector<ExecSpace>& y) {
+  constexpr int chunk = 16;
+  for (int first = 0; first < count; first += chunk)
+    Details::addCombination<ExecSpace>(count - first < chunk ? count - first : chunk,
+                                       std::make_integer_sequence<int, chunk>(),
+                                       xs + first, coefficients + first, y);
 }
 
 /// z = x .* y (elementwise product)

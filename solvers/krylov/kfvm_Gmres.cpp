@@ -1,8 +1,13 @@
-// Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt and Givens
-// rotations; the small Hessenberg least-squares problem lives on the host. Flexible
-// GMRES (Saad's FGMRES) keeps each preconditioned basis vector z_j = M_j^-1 v_j and
-// updates x with them, so the preconditioner may change from one application to the
-// next (m more vectors).
+// Restarted GMRES(m) with right preconditioning, classical Gram-Schmidt with selective
+// reorthogonalization and Givens rotations; the small Hessenberg least-squares problem
+// lives on the host. A Gram-Schmidt pass is one multi-vector dot product (one reduction
+// over processes) and one combination over the basis, 16 vectors a kernel; a second pass
+// follows only when the first left less than 1/sqrt(2) of w's norm (the DGKS criterion,
+// one of Belos's orthogonalizations). Modified Gram-Schmidt took 2 (j + 1) kernels and
+// j + 1 reductions an iteration, which made small problems launch-bound (host threads'
+// fork and join, GPU launches). Flexible GMRES (Saad's FGMRES) keeps each preconditioned
+// basis vector z_j = M_j^-1 v_j and updates x with them, so the preconditioner may
+// change from one application to the next (m more vectors).
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
@@ -27,6 +32,8 @@ class Gmres final : public KrylovMethod<ExecSpace> {
     sines_.assign(m, 0.0);
     g_.assign(m + 1, 0.0);
     y_.assign(m, 0.0);
+    projection_.assign(m + 2, 0.0);
+    negated_.assign(m + 1, 0.0);
   }
 
   bool flexible() const override { return flexible_; }
@@ -67,11 +74,7 @@ class Gmres final : public KrylovMethod<ExecSpace> {
         const Vector<ExecSpace>& z = flexible_ ? preconditioned_[j] : z_;
         M.apply(basis_[j], z);
         A.apply(z, w_);
-        for (int i = 0; i <= j; ++i) {
-          h(i, j) = space.dot(w_, basis_[i]);
-          Blas::axpby(Real(-h(i, j)), basis_[i], Real(1), w_);
-        }
-        h(j + 1, j) = space.norm2(w_);
+        h(j + 1, j) = orthogonalize(space, j);
         for (int i = 0; i < j; ++i) {  // apply the earlier rotations to column j
           const double upper = cosines_[i] * h(i, j) + sines_[i] * h(i + 1, j);
           h(i + 1, j) = -sines_[i] * h(i, j) + cosines_[i] * h(i + 1, j);
@@ -105,11 +108,10 @@ class Gmres final : public KrylovMethod<ExecSpace> {
         y_[i] = sum / h(i, i);
       }
       if (flexible_) {  // x += Z y
-        for (int i = 0; i < k; ++i)
-          Blas::axpby(Real(y_[i]), preconditioned_[i], Real(1), x);
+        Blas::addCombination(preconditioned_.data(), y_.data(), k, x);
       } else {  // x += M^-1 (V y)
         Blas::fill(w_, Real(0));
-        for (int i = 0; i < k; ++i) Blas::axpby(Real(y_[i]), basis_[i], Real(1), w_);
+        Blas::addCombination(basis_.data(), y_.data(), k, w_);
         M.apply(w_, z_);
         Blas::axpby(Real(1), z_, Real(1), x);
       }
@@ -122,6 +124,29 @@ class Gmres final : public KrylovMethod<ExecSpace> {
   }
 
  private:
+  /// w -= V (V^T w) over basis vectors 0 to j, into column j of the Hessenberg matrix,
+  /// and once more when the first pass left less than 1/sqrt(2) of ||w|| (Daniel, Gragg,
+  /// Kaufman and Stewart's criterion): classical Gram-Schmidt, each pass one
+  /// multi-vector dot product (w . w with it) and one combination. Returns ||w||.
+  double orthogonalize(const VectorSpace<ExecSpace>& space, int j) {
+    const std::size_t count = std::size_t(j) + 1;
+    double before = 0, after = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      space.dotsWith(w_, basis_.data(), j + 1, projection_.data());
+      if (pass == 0) before = std::sqrt(projection_[count]);
+      for (std::size_t i = 0; i < count; ++i) {
+        h(int(i), j) = (pass == 0 ? 0.0 : h(int(i), j)) + projection_[i];
+        negated_[i] = -projection_[i];
+      }
+      Blas::addCombination(basis_.data(), negated_.data(), j + 1, w_);
+      after = space.norm2(w_);
+      if (after >= reorthogonalizeBelow * before) break;
+    }
+    return after;
+  }
+
+  static constexpr double reorthogonalizeBelow = 0.70710678118654752;  // 1/sqrt(2)
+
   double& h(int row, int column) {
     return hessenberg_[std::size_t(column) * (restart_ + 1) + row];
   }
@@ -129,6 +154,8 @@ class Gmres final : public KrylovMethod<ExecSpace> {
   int restart_;
   bool flexible_;
   std::vector<double> hessenberg_, cosines_, sines_, g_, y_;
+  // A Gram-Schmidt pass's V^T w (then w . w) and -V^T w.
+  std::vector<double> projection_, negated_;
   std::vector<Vector<ExecSpace>> basis_, preconditioned_;
   Vector<ExecSpace> w_, z_;
 };

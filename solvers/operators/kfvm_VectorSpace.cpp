@@ -1,10 +1,13 @@
 #include <kfvm_Backends.hpp>
+#include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_VectorSpace.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace kfvm {
 
@@ -22,6 +25,54 @@ struct OwnedDots {
     sums.value[1] += double(c(i)) * double(d(i));
   }
 };
+
+/// Sums of v[q] . w for q < Count, then w . w, over the entries the mask keeps: one
+/// index a block of rows (block rows a host thread, one a device thread), summed in
+/// registers (Count is fixed at compile time), then into the reduction.
+template <class ExecSpace, int Count>
+struct OwnedDotsWith {
+  Vector<ExecSpace> owned, w, v[Count > 0 ? Count : 1];
+  bool masked;
+  Ordinal size, block;
+  KOKKOS_FUNCTION void operator()(Ordinal b, Compat::Sums<Count + 1>& sums) const {
+    double local[Count + 1] = {};
+    const Ordinal begin = b * block, end = begin + block < size ? begin + block : size;
+    for (Ordinal i = begin; i < end; ++i) {
+      if (masked && owned(i) == 0) continue;
+      const double wi = double(w(i));
+      for (int q = 0; q < Count; ++q) local[q] += double(v[q](i)) * wi;
+      local[Count] += wi * wi;
+    }
+    for (int q = 0; q <= Count; ++q) sums.value[q] += local[q];
+  }
+};
+
+/// out[q] = basis[q] . w for q < Count and self = w . w (this process's sums), one pass
+/// over w.
+template <class ExecSpace, int Count>
+void ownedDotsWith(Ordinal size, const Vector<ExecSpace>& owned,
+                   const Vector<ExecSpace>& w, const Vector<ExecSpace>* basis,
+                   double* out, double& self) {
+  constexpr Ordinal block = Blas::multiVectorBlock<ExecSpace>();
+  OwnedDotsWith<ExecSpace, Count> dots{owned, w, {}, owned.extent(0) > 0, size, block};
+  for (int q = 0; q < Count; ++q) dots.v[q] = basis[q];
+  Compat::Sums<Count + 1> sums;
+  Kokkos::parallel_reduce("kfvm::VectorSpace::dotsWith",
+                          indexRange(ExecSpace(), (size + block - 1) / block), dots,
+                          sums);
+  for (int q = 0; q < Count; ++q) out[q] = sums.value[q];
+  self = sums.value[Count];
+}
+
+/// The same for a count known at run time, 0 to sizeof...(Counts) - 1.
+template <class ExecSpace, int... Counts>
+void ownedDotsWith(int count, std::integer_sequence<int, Counts...>, Ordinal size,
+                   const Vector<ExecSpace>& owned, const Vector<ExecSpace>& w,
+                   const Vector<ExecSpace>* basis, double* out, double& self) {
+  ((count == Counts ? ownedDotsWith<ExecSpace, Counts>(size, owned, w, basis, out, self)
+                    : void()),
+   ...);
+}
 
 template <class ExecSpace>
 struct ZeroGhosts {
@@ -60,6 +111,24 @@ void VectorSpace<ExecSpace>::dots(const Vector<ExecSpace>& a, const Vector<ExecS
   out[0] = sums.value[0];
   out[1] = sums.value[1];
   sum(out, 2);
+}
+
+template <class ExecSpace>
+void VectorSpace<ExecSpace>::dotsWith(const Vector<ExecSpace>& w,
+                                      const Vector<ExecSpace>* basis, int count,
+                                      double* out) const {
+  require(count >= 0, "vector space: dotsWith of ", count, " vectors");
+  constexpr int chunk = 16;
+  int first = 0;
+  do {  // w . w from the first pass
+    double self = 0;
+    Details::ownedDotsWith<ExecSpace>(std::min(chunk, count - first),
+                                      std::make_integer_sequence<int, chunk + 1>(), size_,
+                                      owned_, w, basis + first, out + first, self);
+    if (first == 0) out[count] = self;
+    first += chunk;
+  } while (first < count);
+  sum(out, count + 1);
 }
 
 template <class ExecSpace>

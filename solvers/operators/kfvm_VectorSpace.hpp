@@ -38,6 +38,11 @@ class VectorSpace {
   /// (a . b, c . d) in one pass and one reduction over processes.
   void dots(const Vector<ExecSpace>& a, const Vector<ExecSpace>& b,
             const Vector<ExecSpace>& c, const Vector<ExecSpace>& d, double out[2]) const;
+  /// out[i] = basis[i] . w for i < count and out[count] = w . w (count + 1 entries),
+  /// over the owned entries, in ceil(count / 16) passes over w (one with count = 0) and
+  /// one reduction over processes (GMRES's Gram-Schmidt).
+  void dotsWith(const Vector<ExecSpace>& w, const Vector<ExecSpace>* basis, int count,
+                double* out) const;
   /// Sums partial values (this process's) over every process, in place.
   void sum(double* values, int count) const;
   /// Sets the ghost entries of x to 0 (nothing on one process; a loop over the ghosts).

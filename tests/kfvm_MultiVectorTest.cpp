@@ -1,8 +1,8 @@
 // GMRES's multi-vector kernels against sums done on the host: VectorSpace::dotsWith
 // (every count of basis vectors around the 16-vector chunks, w . w with them, a
 // distributed space's ghosts skipped even when they hold NaN) and Blas::addCombination;
-// then GMRES with its classical Gram-Schmidt at restarts below, at and above a chunk,
-// against the direct solution.
+// then GMRES with classical and modified Gram-Schmidt at restarts below, at and above a
+// chunk, against the direct solution, and a bad orthogonalization named.
 #include "kfvm_TestHelpers.hpp"
 #include "kfvm_TestSystems.hpp"
 
@@ -114,24 +114,33 @@ TEST(MultiVector, AddCombinationAddsEveryVectorOnce) {
 
 TEST(MultiVector, GmresAtRestartsAroundAChunkMatchesTheDirectSolution) {
   // The nonsymmetric system (convection), no preconditioner, so that a restart cycle runs
-  // its whole basis: restarts of 1, 15, 16, 17 and 40 vectors.
+  // its whole basis: restarts of 1, 15, 16, 17 and 40 vectors, both orthogonalizations.
   const auto system = nonSymmetricSystem();
   const auto direct = solveDense(system.dense, rightHandSide(system.n));
-  for (const int restart : {1, 15, 16, 17, 40}) {
-    for (const std::string method : {"gmres", "fgmres"}) {
-      auto solver =
-          makeLinearSolver<Space>(method, {{"tolerance", solverToleranceText(1e-11)},
-                                           {"max_iterations", "5000"},
-                                           {"restart", std::to_string(restart)}});
-      solver->setMatrix(system.matrix());
-      auto x = toDevice(std::vector<double>(system.n, 0.0));
-      const auto report = solver->solve(toDevice(rightHandSide(system.n)), x);
-      EXPECT_TRUE(report.converged)
-          << method << " restart " << restart << ": " << report.reason;
-      EXPECT_LT(maxDifference(toHost(x), direct), tolerance(1e-8))
-          << method << " restart " << restart;
-    }
-  }
+  for (const int restart : {1, 15, 16, 17, 40})
+    for (const std::string method : {"gmres", "fgmres"})
+      for (const std::string orthogonalization : {"cgs", "mgs"}) {
+        const std::string what =
+            method + " (" + orthogonalization + ") restart " + std::to_string(restart);
+        auto solver =
+            makeLinearSolver<Space>(method, {{"tolerance", solverToleranceText(1e-11)},
+                                             {"max_iterations", "5000"},
+                                             {"restart", std::to_string(restart)},
+                                             {"orthogonalization", orthogonalization}});
+        solver->setMatrix(system.matrix());
+        auto x = toDevice(std::vector<double>(system.n, 0.0));
+        const auto report = solver->solve(toDevice(rightHandSide(system.n)), x);
+        EXPECT_TRUE(report.converged) << what << ": " << report.reason;
+        EXPECT_LT(maxDifference(toHost(x), direct), tolerance(1e-8)) << what;
+      }
+}
+
+TEST(MultiVector, AnUnknownOrthogonalizationIsAnErrorNamingIt) {
+  expectError(
+      [] {
+        makeLinearSolver<Space>("gmres", {{"orthogonalization", "qr"}});
+      },
+      {"orthogonalization", "'cgs' or 'mgs'", "'qr'"});
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
-// Restarted GMRES(m) with right preconditioning, classical Gram-Schmidt with selective
-// reorthogonalization and Givens rotations; the small Hessenberg least-squares problem
-// lives on the host. A Gram-Schmidt pass is one multi-vector dot product (one reduction
-// over processes) and one combination over the basis, 16 vectors a kernel; a second pass
-// follows only when the first left less than 1/sqrt(2) of w's norm (the DGKS criterion,
-// one of Belos's orthogonalizations). Modified Gram-Schmidt took 2 (j + 1) kernels and
-// j + 1 reductions an iteration, which made small problems launch-bound (host threads'
-// fork and join, GPU launches). Flexible GMRES (Saad's FGMRES) keeps each preconditioned
-// basis vector z_j = M_j^-1 v_j and updates x with them, so the preconditioner may
-// change from one application to the next (m more vectors).
+// Restarted GMRES(m) with right preconditioning and Givens rotations; the small
+// Hessenberg least-squares problem lives on the host. Orthogonalization (parameter
+// "orthogonalization"): "cgs", classical Gram-Schmidt with selective reorthogonalization,
+// each pass one multi-vector dot product (one reduction over processes) and one
+// combination over the basis, 16 vectors a kernel, and a second pass only when the first
+// left less than 1/sqrt(2) of w's norm (the DGKS criterion, one of Belos's
+// orthogonalizations); or "mgs", modified Gram-Schmidt, 2 (j + 1) kernels and j + 1
+// reductions in iteration j. "cgs" by default, except on Serial (see makeKrylovMethod).
+// Flexible GMRES (Saad's FGMRES) keeps each preconditioned basis vector z_j = M_j^-1 v_j
+// and updates x with them, so the preconditioner may change from one application to the
+// next (m more vectors).
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
 #include <kfvm_Error.hpp>
@@ -22,10 +23,11 @@ namespace kfvm::Details {
 template <class ExecSpace>
 class Gmres final : public KrylovMethod<ExecSpace> {
  public:
-  Gmres(int restart, bool flexible)
+  Gmres(int restart, bool flexible, bool classical)
       : KrylovMethod<ExecSpace>(flexible ? "fgmres" : "gmres"),
         restart_(restart),
-        flexible_(flexible) {
+        flexible_(flexible),
+        classical_(classical) {
     const std::size_t m = std::size_t(restart_);
     hessenberg_.assign((m + 1) * m, 0.0);
     cosines_.assign(m, 0.0);
@@ -74,7 +76,8 @@ class Gmres final : public KrylovMethod<ExecSpace> {
         const Vector<ExecSpace>& z = flexible_ ? preconditioned_[j] : z_;
         M.apply(basis_[j], z);
         A.apply(z, w_);
-        h(j + 1, j) = orthogonalize(space, j);
+        h(j + 1, j) =
+            classical_ ? orthogonalize(space, j) : orthogonalizeModified(space, j);
         for (int i = 0; i < j; ++i) {  // apply the earlier rotations to column j
           const double upper = cosines_[i] * h(i, j) + sines_[i] * h(i + 1, j);
           h(i + 1, j) = -sines_[i] * h(i, j) + cosines_[i] * h(i + 1, j);
@@ -145,6 +148,16 @@ class Gmres final : public KrylovMethod<ExecSpace> {
     return after;
   }
 
+  /// Modified Gram-Schmidt: w -= (w . v_i) v_i for each basis vector in turn (2 kernels
+  /// and a reduction each). Returns ||w||.
+  double orthogonalizeModified(const VectorSpace<ExecSpace>& space, int j) {
+    for (int i = 0; i <= j; ++i) {
+      h(i, j) = space.dot(w_, basis_[std::size_t(i)]);
+      Blas::axpby(Real(-h(i, j)), basis_[std::size_t(i)], Real(1), w_);
+    }
+    return space.norm2(w_);
+  }
+
   static constexpr double reorthogonalizeBelow = 0.70710678118654752;  // 1/sqrt(2)
 
   double& h(int row, int column) {
@@ -152,7 +165,7 @@ class Gmres final : public KrylovMethod<ExecSpace> {
   }
 
   int restart_;
-  bool flexible_;
+  bool flexible_, classical_;
   std::vector<double> hessenberg_, cosines_, sines_, g_, y_;
   // A Gram-Schmidt pass's V^T w (then w . w) and -V^T w.
   std::vector<double> projection_, negated_;
@@ -161,12 +174,13 @@ class Gmres final : public KrylovMethod<ExecSpace> {
 };
 
 template <class ExecSpace>
-std::unique_ptr<KrylovMethod<ExecSpace>> makeGmres(int restart, bool flexible) {
-  return std::make_unique<Gmres<ExecSpace>>(restart, flexible);
+std::unique_ptr<KrylovMethod<ExecSpace>> makeGmres(int restart, bool flexible,
+                                                   bool classical) {
+  return std::make_unique<Gmres<ExecSpace>>(restart, flexible, classical);
 }
 
 #define KFVM_INSTANTIATE_GMRES(Space) \
-  template std::unique_ptr<KrylovMethod<Space>> makeGmres<Space>(int, bool);
+  template std::unique_ptr<KrylovMethod<Space>> makeGmres<Space>(int, bool, bool);
 KFVM_FOR_EACH_BACKEND(KFVM_INSTANTIATE_GMRES)
 
 }  // namespace kfvm::Details

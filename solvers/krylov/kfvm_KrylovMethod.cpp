@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <type_traits>
 
 namespace kfvm {
 
@@ -51,6 +53,17 @@ double residual(const LinearOperator<ExecSpace>& A, const Vector<ExecSpace>& b,
   return A.space().norm2(r);
 }
 
+/// Whether ExecSpace's kernels are plain loops on the calling thread (no launch, no fork
+/// and join).
+template <class ExecSpace>
+constexpr bool isSerial() {
+#ifdef KOKKOS_ENABLE_SERIAL
+  return std::is_same<ExecSpace, Kokkos::Serial>::value;
+#else
+  return false;
+#endif
+}
+
 }  // namespace Details
 
 std::vector<std::string> krylovMethodNames() {
@@ -58,7 +71,7 @@ std::vector<std::string> krylovMethodNames() {
 }
 
 std::set<std::string> krylovMethodParameters(const std::string& name) {
-  if (name == "gmres" || name == "fgmres") return {"restart"};
+  if (name == "gmres" || name == "fgmres") return {"restart", "orthogonalization"};
   return {};
 }
 
@@ -73,7 +86,16 @@ std::unique_ptr<KrylovMethod<ExecSpace>> makeKrylovMethod(const std::string& nam
     const int restart = parameters.getInt("restart", 30);
     require(restart > 0 && restart <= 1000, name, " restart must be in [1, 1000], got ",
             restart);
-    return Details::makeGmres<ExecSpace>(restart, name == "fgmres");
+    // Classical Gram-Schmidt takes 2 kernels a pass where modified takes 2 (j + 1): the
+    // default wherever a kernel costs a launch or a fork and join. On Serial kernels are
+    // plain loops, and modified Gram-Schmidt's pass over each basis vector while w stays
+    // in cache moved less memory (perf/RESULTS.md, 2026-12-06).
+    const std::string orthogonalization = parameters.getString(
+        "orthogonalization", Details::isSerial<ExecSpace>() ? "mgs" : "cgs");
+    require(orthogonalization == "cgs" || orthogonalization == "mgs", name,
+            " orthogonalization must be 'cgs' or 'mgs', got '", orthogonalization, "'");
+    return Details::makeGmres<ExecSpace>(restart, name == "fgmres",
+                                         orthogonalization == "cgs");
   }
   std::string known;
   for (const auto& n : krylovMethodNames()) known += (known.empty() ? "" : ", ") + n;

@@ -12,7 +12,8 @@ std::unique_ptr<KrylovMethod<ExecSpace>> makeConjugateGradient(bool flexible);
 template <class ExecSpace>
 std::unique_ptr<KrylovMethod<ExecSpace>> makeBiCGStab();
 template <class ExecSpace>
-std::unique_ptr<KrylovMethod<ExecSpace>> makeGmres(int restart, bool flexible);
+std::unique_ptr<KrylovMethod<ExecSpace>> makeGmres(int restart, bool flexible,
+                                                   bool classical);
 template <class ExecSpace>
 std::unique_ptr<KrylovMethod<ExecSpace>> makeRichardson();
 

@@ -5,12 +5,13 @@
 // operation, kfvm's own Kokkos loops otherwise. Every function fences nothing beyond what
 // returning a scalar to the host needs.
 
+#include <kfvm_CompileTimeCount.hpp>
 #include <kfvm_Config.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_Types.hpp>
 
-#include <utility>
+#include <algorithm>
 
 #ifdef KFVM_HAVE_KOKKOSKERNELS
 #include <KokkosBlas1_axpby.hpp>
@@ -54,21 +55,23 @@ struct Axpby {
   }
 };
 
-/// y += sum of c[q] x[q] for q < Count: one pass over y (GMRES's Gram-Schmidt and its
-/// update), one index a block of rows (block rows a host thread, one a device thread).
-/// Count is fixed at compile time, so that the loop over q unrolls.
+/// y = sum of c[q] x[q] for q < Count, plus y's own value when accumulate: one pass over
+/// y (GMRES's Gram-Schmidt and its update), one index a block of rows (block rows a host
+/// thread, one a device thread). Count is fixed at compile time, so that the loop over q
+/// unrolls. Without accumulate y is not read (it may hold anything).
 template <class ExecSpace, int Count>
-struct AddCombination {
+struct Combination {
   Vector<ExecSpace> x[Count];
   Real c[Count];
   Vector<ExecSpace> y;
   Ordinal size, block;
+  bool accumulate;
   KOKKOS_INLINE_FUNCTION void operator()(Ordinal b) const {
     Real coefficient[Count];
     for (int q = 0; q < Count; ++q) coefficient[q] = c[q];
     const Ordinal begin = b * block, end = begin + block < size ? begin + block : size;
     for (Ordinal i = begin; i < end; ++i) {
-      Real sum = y(i);
+      Real sum = accumulate ? y(i) : Real(0);
       for (int q = 0; q < Count; ++q) sum += coefficient[q] * x[q](i);
       y(i) = sum;
     }
@@ -140,12 +143,16 @@ constexpr Ordinal multiVectorBlock() {
              : 1;
 }
 
+/// Vectors one pass of a multi-vector kernel takes (addCombination,
+/// VectorSpace::dotsWith); more take ceil(count / multiVectorChunk) passes.
+constexpr int multiVectorChunk = 16;
+
 namespace Details {
 template <class ExecSpace, int Count>
-void addCombination(const Vector<ExecSpace>* xs, const double* coefficients,
-                    const Vector<ExecSpace>& y) {
+void combinationPass(const Vector<ExecSpace>* xs, const double* coefficients,
+                     const Vector<ExecSpace>& y, bool accumulate) {
   constexpr Ordinal block = multiVectorBlock<ExecSpace>();
-  Functors::AddCombination<ExecSpace, Count> add{};
+  Functors::Combination<ExecSpace, Count> add{};
   for (int q = 0; q < Count; ++q) {
     add.x[q] = xs[q];
     add.c[q] = Real(coefficients[q]);
@@ -153,17 +160,24 @@ void addCombination(const Vector<ExecSpace>* xs, const double* coefficients,
   add.y = y;
   add.size = Ordinal(y.extent(0));
   add.block = block;
-  forEachIndex("kfvm::Blas::addCombination", ExecSpace(), (add.size + block - 1) / block,
+  add.accumulate = accumulate;
+  forEachIndex("kfvm::Blas::combination", ExecSpace(), (add.size + block - 1) / block,
                add);
 }
 
-template <class ExecSpace, int... Counts>
-void addCombination(int count, std::integer_sequence<int, Counts...>,
-                    const Vector<ExecSpace>* xs, const double* coefficients,
-                    const Vector<ExecSpace>& y) {
-  ((count == Counts + 1 ? addCombination<ExecSpace, Counts + 1>(xs, coefficients, y)
-                        : void()),
-   ...);
+/// y = sum of coefficients[q] xs[q] for q < count (plus y when accumulate), in
+/// ceil(count / multiVectorChunk) passes over y.
+template <class ExecSpace>
+void combination(const Vector<ExecSpace>* xs, const double* coefficients, int count,
+                 const Vector<ExecSpace>& y, bool accumulate) {
+  for (int first = 0; first < count; first += multiVectorChunk, accumulate = true)
+    withCompileTimeCount<multiVectorChunk>(
+        std::min(count - first, multiVectorChunk), [&](auto chunk) {
+          constexpr int n = decltype(chunk)::value;
+          if constexpr (n > 0)
+            combinationPass<ExecSpace, n>(xs + first, coefficients + first, y,
+                                          accumulate);
+        });
 }
 }  // namespace Details
 
@@ -171,11 +185,7 @@ void addCombination(int count, std::integer_sequence<int, Counts...>,
 template <class ExecSpace>
 void addCombination(const Vector<ExecSpace>* xs, const double* coefficients, int count,
                     const Vector<ExecSpace>& y) {
-  constexpr int chunk = 16;
-  for (int first = 0; first < count; first += chunk)
-    Details::addCombination<ExecSpace>(count - first < chunk ? count - first : chunk,
-                                       std::make_integer_sequence<int, chunk>(),
-                                       xs + first, coefficients + first, y);
+  Details::combination(xs, coefficients, count, y, true);
 }
 
 /// z = x .* y (elementwise product)
@@ -195,6 +205,17 @@ template <class ExecSpace>
 void fill(const Vector<ExecSpace>& x, Real value) {
   forEachIndex("kfvm::Blas::fill", ExecSpace(), Ordinal(x.extent(0)),
                Functors::Fill<ExecSpace>{x, value});
+}
+
+/// y = sum of coefficients[q] xs[q] for q < count (0 when count is 0), in
+/// ceil(count / 16) passes over y; y's old values are not read.
+template <class ExecSpace>
+void setCombination(const Vector<ExecSpace>* xs, const double* coefficients, int count,
+                    const Vector<ExecSpace>& y) {
+  if (count == 0)
+    fill(y, Real(0));
+  else
+    Details::combination(xs, coefficients, count, y, false);
 }
 
 /// y = x

@@ -1,6 +1,7 @@
 // GMRES's multi-vector kernels against sums done on the host: VectorSpace::dotsWith
 // (every count of basis vectors around the 16-vector chunks, w . w with them, a
-// distributed space's ghosts skipped even when they hold NaN) and Blas::addCombination;
+// distributed space's ghosts skipped even when they hold NaN), Blas::addCombination and
+// Blas::setCombination (old values never read);
 // then GMRES with classical and modified Gram-Schmidt at restarts below, at and above a
 // chunk, against the direct solution, and a bad orthogonalization named.
 #include "kfvm_TestHelpers.hpp"
@@ -108,6 +109,30 @@ TEST(MultiVector, AddCombinationAddsEveryVectorOnce) {
         want[std::size_t(i)] += coefficients[std::size_t(q)] * v[std::size_t(i)];
     }
     EXPECT_LT(maxDifference(toHost(y), want), tolerance(1e-13) * (1 + count))
+        << "count " << count;
+  }
+}
+
+TEST(MultiVector, SetCombinationOverwritesWithoutReadingTheOldValues) {
+  // y starts as NaN: setCombination must not read it, in any chunk; 0 vectors give 0.
+  for (const int count : {0, 1, 5, 16, 17, 40}) {
+    const auto basis = basisOf(count, length);
+    std::vector<double> coefficients;
+    for (int q = 0; q < count; ++q) coefficients.push_back(0.25 + 0.0625 * q);
+    std::vector<double> want(std::size_t(length), 0.0);
+    const auto y = toDevice(std::vector<double>(
+        std::size_t(length), std::numeric_limits<double>::quiet_NaN()));
+    Blas::setCombination(basis.data(), coefficients.data(), count, y);
+    for (int q = 0; q < count; ++q) {
+      const auto v = entries(q + 1, length);
+      for (Ordinal i = 0; i < length; ++i)
+        want[std::size_t(i)] += coefficients[std::size_t(q)] * v[std::size_t(i)];
+    }
+    const auto got = toHost(y);
+    bool finite = true;
+    for (const double x : got) finite = finite && std::isfinite(x);
+    EXPECT_TRUE(finite) << "count " << count;
+    EXPECT_LT(maxDifference(got, want), tolerance(1e-13) * (1 + count))
         << "count " << count;
   }
 }

@@ -113,8 +113,7 @@ class Gmres final : public KrylovMethod<ExecSpace> {
       if (flexible_) {  // x += Z y
         Blas::addCombination(preconditioned_.data(), y_.data(), k, x);
       } else {  // x += M^-1 (V y)
-        Blas::fill(w_, Real(0));
-        Blas::addCombination(basis_.data(), y_.data(), k, w_);
+        Blas::setCombination(basis_.data(), y_.data(), k, w_);
         M.apply(w_, z_);
         Blas::axpby(Real(1), z_, Real(1), x);
       }

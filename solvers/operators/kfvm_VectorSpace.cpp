@@ -1,5 +1,6 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_Blas1.hpp>
+#include <kfvm_CompileTimeCount.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
 #include <kfvm_KokkosCompat.hpp>
@@ -64,16 +65,6 @@ void ownedDotsWith(Ordinal size, const Vector<ExecSpace>& owned,
   self = sums.value[Count];
 }
 
-/// The same for a count known at run time, 0 to sizeof...(Counts) - 1.
-template <class ExecSpace, int... Counts>
-void ownedDotsWith(int count, std::integer_sequence<int, Counts...>, Ordinal size,
-                   const Vector<ExecSpace>& owned, const Vector<ExecSpace>& w,
-                   const Vector<ExecSpace>* basis, double* out, double& self) {
-  ((count == Counts ? ownedDotsWith<ExecSpace, Counts>(size, owned, w, basis, out, self)
-                    : void()),
-   ...);
-}
-
 template <class ExecSpace>
 struct ZeroGhosts {
   DeviceView<Ordinal*, ExecSpace> ghosts;
@@ -118,15 +109,16 @@ void VectorSpace<ExecSpace>::dotsWith(const Vector<ExecSpace>& w,
                                       const Vector<ExecSpace>* basis, int count,
                                       double* out) const {
   require(count >= 0, "vector space: dotsWith of ", count, " vectors");
-  constexpr int chunk = 16;
   int first = 0;
   do {  // w . w from the first pass
     double self = 0;
-    Details::ownedDotsWith<ExecSpace>(std::min(chunk, count - first),
-                                      std::make_integer_sequence<int, chunk + 1>(), size_,
-                                      owned_, w, basis + first, out + first, self);
+    withCompileTimeCount<Blas::multiVectorChunk>(
+        std::min(Blas::multiVectorChunk, count - first), [&](auto chunk) {
+          Details::ownedDotsWith<ExecSpace, decltype(chunk)::value>(
+              size_, owned_, w, basis + first, out + first, self);
+        });
     if (first == 0) out[count] = self;
-    first += chunk;
+    first += Blas::multiVectorChunk;
   } while (first < count);
   sum(out, count + 1);
 }

@@ -122,6 +122,10 @@ class MeshTopology {
 
  private:
   Ordinal addFaces(const std::vector<std::vector<Ordinal>>& faces, long long label);
+  /// Adds a cell of count faces, face f of sizes[f] nodes, the faces one after another
+  /// in nodes (no allocation but the topology's own).
+  Ordinal addFlatFaces(const Ordinal* nodes, const int* sizes, int count,
+                       long long label);
   void checkNode(Ordinal node, const char* where) const;
 
   int dimension_;

@@ -215,6 +215,28 @@ TEST(UnstructuredMesh, BadMeshesAndPatchesAreErrors) {
         topology.addCell(CellShape::Tetrahedron, {0, 1, 3, 4}, 5);
       },
       {"dimension 3", "element 5"});
+  EXPECT_EQ(topology.numCells(), 0);  // a refused cell leaves nothing behind
+  {
+    MeshTopology twice(2, nodes);  // sides (1 4) and (4 1) of one polygon
+    twice.addPolygon({0, 1, 4, 1}, 13);
+    expectError([&] { twice.connect(); }, {"element 13", "twice"});
+  }
+  {
+    // A face of 17 nodes (past the pairwise check) that repeats one.
+    std::vector<Point> ring;
+    for (int i = 0; i < 18; ++i)
+      ring.push_back({std::cos(0.3 * i), std::sin(0.3 * i), 0});
+    MeshTopology polyhedra(3, ring);
+    std::vector<Ordinal> big;
+    for (Ordinal i = 0; i < 16; ++i) big.push_back(i);
+    big.push_back(3);
+    expectError(
+        [&] {
+          polyhedra.addPolyhedron({big, {0, 1, 17}, {1, 2, 17}, {2, 0, 17}}, 21);
+        },
+        {"element 21", "repeats a node"});
+    EXPECT_EQ(polyhedra.numCells(), 0);
+  }
   topology.addCell(CellShape::Triangle, {0, 1, 3}, 10);
   topology.addCell(CellShape::Triangle, {1, 4, 3}, 11);
   {

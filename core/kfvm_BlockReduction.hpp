@@ -84,7 +84,7 @@ class BlockReduction {
            const Kokkos::View<Value, typename ExecSpace::memory_space>& result) const {
     using Sum = Kokkos::Sum<Value, typename ExecSpace::memory_space>;
     if constexpr (onHost) {
-      Kokkos::parallel_reduce(label, indexRange(space, n), body, Sum(result));
+      reduceIntoView(label, space, n, body, result);
     } else {
       const Ordinal blocks = (n + blockSize - 1) / blockSize;
       require(std::size_t(blocks) <= partials_.extent(0), label, ": ", n,

@@ -108,10 +108,8 @@ Real dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) {
 template <class ExecSpace>
 void dotInto(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y,
              const DeviceScalar<ExecSpace>& result) {
-  Kokkos::parallel_reduce("kfvm::Blas::dotInto",
-                          indexRange(ExecSpace(), Ordinal(x.extent(0))),
-                          Functors::DotInDouble<ExecSpace>{x, y},
-                          Kokkos::Sum<double, typename ExecSpace::memory_space>(result));
+  reduceIntoView("kfvm::Blas::dotInto", ExecSpace(), Ordinal(x.extent(0)),
+                 Functors::DotInDouble<ExecSpace>{x, y}, result);
 }
 
 /// ||x||_2
@@ -162,7 +160,7 @@ void combinationPass(const Vector<ExecSpace>* xs, const double* coefficients,
   add.block = block;
   add.accumulate = accumulate;
   forEachIndex("kfvm::Blas::combination", ExecSpace(), (add.size + block - 1) / block,
-               add);
+               add, block);
 }
 
 /// y = sum of coefficients[q] xs[q] for q < count (plus y when accumulate), in

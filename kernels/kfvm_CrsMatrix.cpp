@@ -112,12 +112,17 @@ void multiply(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
   auto values = A.values();
   if constexpr (Kokkos::SpaceAccessibility<
                     Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+    const Details::HostRowsProduct product{offsets.data(), columns.data(), values.data(),
+                                           x.data(), y.data()};
+    if (Details::runsOnCallingThread<ExecSpace>(A.numRows())) {
+      for (Ordinal row = 0; row < A.numRows(); ++row) product(row);
+      return;
+    }
     Kokkos::parallel_for(
         "kfvm::CrsMatrix::multiplyOnHost",
         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>,
                             Kokkos::IndexType<Ordinal>>(ExecSpace(), 0, A.numRows()),
-        Details::HostRowsProduct{offsets.data(), columns.data(), values.data(), x.data(),
-                                 y.data()});
+        product);
     return;
   }
   forEachIndex(

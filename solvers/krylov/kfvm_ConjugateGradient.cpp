@@ -160,10 +160,8 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
                        : FusedWeights<ExecSpace>{
                              *M.pointwiseWeights(),
                              onHost ? UniformInteriorEntries{} : M.uniformWeights()};
-    Kokkos::parallel_reduce(
-        "kfvm::ConjugateGradient::initialDots", indexRange(space, n),
-        InitialDots<ExecSpace>{r_, p_, w},
-        Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(sums_[1]));
+    reduceIntoView("kfvm::ConjugateGradient::initialDots", space, n,
+                   InitialDots<ExecSpace>{r_, p_, w}, sums_[1]);
     double residual = initial;
     int iteration = 0;
     bool pending = false;  // x += alpha p of the last iteration not done yet
@@ -172,10 +170,8 @@ class ConjugateGradient final : public KrylovMethod<ExecSpace> {
       const auto& previous = sums_[(iteration + 1) % 2];
       const auto& current = sums_[iteration % 2];
       A.applyAndDot(p_, q_, product_);
-      Kokkos::parallel_reduce(
-          "kfvm::ConjugateGradient::updateAndDots", indexRange(space, n),
-          UpdateAndDots<ExecSpace>{r_, q_, w, previous, product_},
-          Kokkos::Sum<CgSums, typename ExecSpace::memory_space>(current));
+      reduceIntoView("kfvm::ConjugateGradient::updateAndDots", space, n,
+                     UpdateAndDots<ExecSpace>{r_, q_, w, previous, product_}, current);
       forEachIndex("kfvm::ConjugateGradient::publishSums", space, 1,
                    PublishSums<ExecSpace>{current, published_});
       Compat::fence(space, "kfvm::ConjugateGradient::convergence");  // the round trip

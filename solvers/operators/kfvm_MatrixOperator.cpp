@@ -91,11 +91,10 @@ void MatrixOperator<ExecSpace>::applyAndDot(const Vector<ExecSpace>& x,
                                             const Vector<ExecSpace>& y,
                                             const DeviceScalar<ExecSpace>& dot) const {
   const ExecSpace space;
-  Kokkos::parallel_reduce(
-      "kfvm::MatrixOperator::productAndDot", indexRange(space, matrix_.numRows()),
-      Details::ProductAndDot<ExecSpace>{matrix_.rowOffsets(), matrix_.columns(),
-                                        matrix_.values(), x, y},
-      Kokkos::Sum<double, typename ExecSpace::memory_space>(dot));
+  reduceIntoView("kfvm::MatrixOperator::productAndDot", space, matrix_.numRows(),
+                 Details::ProductAndDot<ExecSpace>{
+                     matrix_.rowOffsets(), matrix_.columns(), matrix_.values(), x, y},
+                 dot);
 }
 
 template <class ExecSpace>

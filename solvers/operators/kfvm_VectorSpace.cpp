@@ -58,9 +58,8 @@ void ownedDotsWith(Ordinal size, const Vector<ExecSpace>& owned,
   OwnedDotsWith<ExecSpace, Count> dots{owned, w, {}, owned.extent(0) > 0, size, block};
   for (int q = 0; q < Count; ++q) dots.v[q] = basis[q];
   Compat::Sums<Count + 1> sums;
-  Kokkos::parallel_reduce("kfvm::VectorSpace::dotsWith",
-                          indexRange(ExecSpace(), (size + block - 1) / block), dots,
-                          sums);
+  reduceOverIndex("kfvm::VectorSpace::dotsWith", ExecSpace(), (size + block - 1) / block,
+                  dots, sums, block);
   for (int q = 0; q < Count; ++q) out[q] = sums.value[q];
   self = sums.value[Count];
 }
@@ -96,9 +95,9 @@ void VectorSpace<ExecSpace>::dots(const Vector<ExecSpace>& a, const Vector<ExecS
                                   const Vector<ExecSpace>& c, const Vector<ExecSpace>& d,
                                   double out[2]) const {
   Compat::Sums<2> sums;
-  Kokkos::parallel_reduce(
-      "kfvm::VectorSpace::dots", indexRange(ExecSpace(), size_),
-      Details::OwnedDots<ExecSpace>{owned_, a, b, c, d, owned_.extent(0) > 0}, sums);
+  reduceOverIndex("kfvm::VectorSpace::dots", ExecSpace(), size_,
+                  Details::OwnedDots<ExecSpace>{owned_, a, b, c, d, owned_.extent(0) > 0},
+                  sums);
   out[0] = sums.value[0];
   out[1] = sums.value[1];
   sum(out, 2);

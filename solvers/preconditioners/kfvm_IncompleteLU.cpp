@@ -131,18 +131,22 @@ template <class ExecSpace, class Rows>
 void runLevels(const char* label, const std::vector<Ordinal>& levels, const Rows& rows,
                bool inOrder) {
   const int numLevels = int(levels.size()) - 1;
-  if (inOrder) {
-    Kokkos::parallel_for(
-        label,
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>(ExecSpace(), 0, 1),
-        RowsInOrder<ExecSpace, Rows>{rows, levels.back()});
+  if (inOrder) {  // one index: on a host, on the calling thread (forEachIndex)
+    forEachIndex(label, ExecSpace(), 1,
+                 RowsInOrder<ExecSpace, Rows>{rows, levels.back()});
     return;
   }
-  for (int level = 0; level < numLevels; ++level)
+  for (int level = 0; level < numLevels; ++level) {
+    const Ordinal begin = levels[level], end = levels[level + 1];
+    if (Details::runsOnCallingThread<ExecSpace>(end - begin)) {
+      for (Ordinal row = begin; row < end; ++row) rows(row);
+      continue;
+    }
     Kokkos::parallel_for(label,
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>(
-                             ExecSpace(), levels[level], levels[level + 1]),
+                             ExecSpace(), begin, end),
                          rows);
+  }
 }
 
 }  // namespace

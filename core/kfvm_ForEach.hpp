@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -51,15 +52,47 @@ constexpr bool forksHostThreads() {
 }
 
 /// Whether a loop over rows rows on ExecSpace runs on the calling thread: a host
-/// backend with a thread pool, fewer than smallHostLoop rows, and no Kokkos Tools
-/// library loaded (a loaded one sees every kernel, through Kokkos).
+/// backend with a thread pool and fewer than smallHostLoop() rows. Whether a Kokkos Tools
+/// library is loaded does not matter (CallingThreadKernel tells it of the loop): a run
+/// takes the same paths watched or not, so Kokkos' first-use scratch is not allocated
+/// only once a watch starts.
 template <class ExecSpace>
 bool runsOnCallingThread(Ordinal rows) {
   if constexpr (forksHostThreads<ExecSpace>())
-    return rows < smallHostLoop() && !Kokkos::Profiling::profileLibraryLoaded();
+    return rows < smallHostLoop();
   else
     return false;
 }
+
+/// Tells a loaded Kokkos Tools library of a loop run on the calling thread, as Kokkos
+/// tells it of its own (begin at construction, end at destruction), so that tools count,
+/// name and time every kernel.
+template <class ExecSpace>
+class CallingThreadKernel {
+ public:
+  CallingThreadKernel(const std::string& label, const ExecSpace& space, bool reduction)
+      : active_(Kokkos::Tools::profileLibraryLoaded()), reduction_(reduction) {
+    if (!active_) return;
+    const auto device = Kokkos::Tools::Experimental::device_id(space);
+    if (reduction_)
+      Kokkos::Tools::beginParallelReduce(label, device, &id_);
+    else
+      Kokkos::Tools::beginParallelFor(label, device, &id_);
+  }
+  ~CallingThreadKernel() {
+    if (!active_) return;
+    if (reduction_)
+      Kokkos::Tools::endParallelReduce(id_);
+    else
+      Kokkos::Tools::endParallelFor(id_);
+  }
+  CallingThreadKernel(const CallingThreadKernel&) = delete;
+  CallingThreadKernel& operator=(const CallingThreadKernel&) = delete;
+
+ private:
+  bool active_, reduction_;
+  std::uint64_t id_ = 0;
+};
 
 }  // namespace Details
 
@@ -71,6 +104,7 @@ void forEachIndex(const std::string& label, const ExecSpace& space, Ordinal n,
                   const Body& body, Ordinal rowsPerIndex = 1) {
   if constexpr (Details::forksHostThreads<ExecSpace>()) {
     if (Details::runsOnCallingThread<ExecSpace>(n * rowsPerIndex)) {
+      const Details::CallingThreadKernel<ExecSpace> kernel(label, space, false);
       for (Ordinal i = 0; i < n; ++i) body(i);
       return;
     }
@@ -86,6 +120,7 @@ void reduceOverIndex(const std::string& label, const ExecSpace& space, Ordinal n
                      const Body& body, Value& result, Ordinal rowsPerIndex = 1) {
   if constexpr (Details::forksHostThreads<ExecSpace>()) {
     if (Details::runsOnCallingThread<ExecSpace>(n * rowsPerIndex)) {
+      const Details::CallingThreadKernel<ExecSpace> kernel(label, space, true);
       Value partial = Kokkos::reduction_identity<Value>::sum();
       for (Ordinal i = 0; i < n; ++i) body(i, partial);
       result = partial;
@@ -117,6 +152,7 @@ void reduceIntoView(const std::string& label, const ExecSpace& space, Ordinal n,
                     const Kokkos::View<Value, typename ExecSpace::memory_space>& result) {
   if constexpr (Details::forksHostThreads<ExecSpace>()) {
     if (Details::runsOnCallingThread<ExecSpace>(n)) {
+      const Details::CallingThreadKernel<ExecSpace> kernel(label, space, true);
       Value partial = Kokkos::reduction_identity<Value>::sum();
       for (Ordinal i = 0; i < n; ++i) body(i, partial);
       result() = partial;

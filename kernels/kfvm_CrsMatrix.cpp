@@ -115,6 +115,8 @@ void multiply(const CrsMatrix<ExecSpace>& A, const Vector<ExecSpace>& x,
     const Details::HostRowsProduct product{offsets.data(), columns.data(), values.data(),
                                            x.data(), y.data()};
     if (Details::runsOnCallingThread<ExecSpace>(A.numRows())) {
+      const Details::CallingThreadKernel<ExecSpace> kernel(
+          "kfvm::CrsMatrix::multiplyOnHost", ExecSpace(), false);
       for (Ordinal row = 0; row < A.numRows(); ++row) product(row);
       return;
     }

@@ -139,6 +139,7 @@ void runLevels(const char* label, const std::vector<Ordinal>& levels, const Rows
   for (int level = 0; level < numLevels; ++level) {
     const Ordinal begin = levels[level], end = levels[level + 1];
     if (Details::runsOnCallingThread<ExecSpace>(end - begin)) {
+      const Details::CallingThreadKernel<ExecSpace> kernel(label, ExecSpace(), false);
       for (Ordinal row = begin; row < end; ++row) rows(row);
       continue;
     }

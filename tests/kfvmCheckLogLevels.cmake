@@ -4,6 +4,7 @@
 # not converge ends the run with exit status 2 and a "kfvm error:" line on stderr.
 # Needs -DKFVM_COMMAND=<kfvm> -DDECK=<deck> -DSTEPS=<its steps> -DEVERY=<progress_every>
 # -DWORK=<scratch folder>.
+get_filename_component(WORK "${WORK}" ABSOLUTE)  # a relative one: in the test's folder
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 

@@ -5,6 +5,7 @@
 # files to the sizes the checkpoint recorded, so no row is doubled or glued).
 # Needs -DKFVM_COMMAND=<kfvm> -DDECK=<deck with checkpoint_every> -DWORK=<scratch folder>
 # -DCSV_KILL_ROW=<a row after the first checkpoint and before the second>.
+get_filename_component(WORK "${WORK}" ABSOLUTE)  # a relative one: in the test's folder
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 

@@ -238,7 +238,7 @@ TEST(GmshFile, BinaryFilesReadTheSameSquare) {
 }
 
 TEST(GmshFile, FromAFile) {
-  const std::string path = ::testing::TempDir() + "kfvm_square.msh";
+  const std::string path = kfvm::Test::workPath("square.msh");
   {
     std::ofstream out(path);
     out << version2;

@@ -36,8 +36,7 @@ std::vector<double> dataArray(const std::string& xml, const std::string& name) {
 }
 
 std::string scratchFolder(const std::string& name) {
-  const auto folder = std::filesystem::temp_directory_path() /
-                      ("kfvm-output-test-" + std::string(Space::name()) + "-" + name);
+  const std::filesystem::path folder = workPath(name);
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   return folder.string();

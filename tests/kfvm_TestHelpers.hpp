@@ -2,6 +2,7 @@
 #define KFVM_TEST_HELPERS_HPP
 
 #include "kfvm_TestSpace.hpp"
+#include "kfvm_TestWorkFolder.hpp"
 
 #include <kfvm_CrsMatrix.hpp>
 #include <kfvm_Error.hpp>

@@ -275,7 +275,7 @@ TEST(UnstructuredMesh, BadMeshesAndPatchesAreErrors) {
   // Python tests where gmsh is installed: FiPy's circle example).
   expectError([] { meshGmshScript("no/such/script.geo", 2); },
               {"'no/such/script.geo' cannot be opened"});
-  const auto script = std::filesystem::temp_directory_path() / "kfvm-test-point.geo";
+  const auto script = std::filesystem::path(workPath("point.geo"));
   std::ofstream(script) << "Point(1) = {0, 0, 0, 0.1};\n";
   const char* before = std::getenv("KFVM_GMSH");
   const std::string saved = before ? before : "";

@@ -10,6 +10,10 @@ among them) writes the series.csv of the uninterrupted one-process run.
 
     python3 tests/kfvm_mpi_decks.py --kfvm build/apps/kfvm --decks apps/decks \
         --ranks 2,4 diffusion1d convection1d
+
+Each part runs only when asked for, so that ctest can run them side by side: the decks
+named, --restart-decks, --gmsh and --parallel-keys (the [parallel] key and a start from
+a .npy file).
 """
 
 import argparse
@@ -212,6 +216,9 @@ point = [1.0, 0.5]
 """
 
 
+GMSH_DECKS = ["channel-gmsh", "channel-gmsh-transient", "periodic-gmsh", "channel-gmsh-coupled"]
+
+
 def gmsh_runs(args, work, flags):
     """Decks on a Gmsh mesh across ranks: the steady channel deck, a transient one on
     its mesh (random start, corrected diffusion, Van Leer convection), a coupled one (two
@@ -228,8 +235,12 @@ def gmsh_runs(args, work, flags):
         'file = "meshes/periodic-square.msh"', 'file = "%s"' % os.path.join(
             os.path.abspath(args.decks), "meshes", "periodic-square.msh"))
     coupled = steady.split("[equation]")[0] + GMSH_COUPLED
-    for name, text in [("channel-gmsh", steady), ("channel-gmsh-transient", transient),
-                       ("periodic-gmsh", periodic), ("channel-gmsh-coupled", coupled)]:
+    texts = {"channel-gmsh": steady, "channel-gmsh-transient": transient,
+             "periodic-gmsh": periodic, "channel-gmsh-coupled": coupled}
+    for name in args.gmsh.split(","):
+        if name not in texts:
+            return ["--gmsh: no deck '%s' (known: %s)" % (name, ", ".join(GMSH_DECKS))]
+        text = texts[name]
         deck = os.path.join(work, name + ".toml")
         with open(deck, "w") as f:
             f.write(text)
@@ -314,13 +325,16 @@ def main():
                              "rank counts (name@N: stopped after N steps, else --stop-after)")
     parser.add_argument("--stop-after", type=int, default=20,
                         help="steps before the restart (a multiple of checkpoint_every)")
-    parser.add_argument("--gmsh", action="store_true",
-                        help="also decks on apps/decks/meshes/channel.msh (gmsh_runs)")
+    parser.add_argument("--gmsh", nargs="?", const=",".join(GMSH_DECKS), default="",
+                        help="comma-separated decks on a Gmsh mesh (gmsh_runs; all of %s "
+                             "when none are named)" % ", ".join(GMSH_DECKS))
+    parser.add_argument("--parallel-keys", action="store_true",
+                        help="the [parallel] key and a start from a .npy file across ranks")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     failures = []
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory(dir=".") as work:
         for name in args.names:
             text = open(os.path.join(args.decks, name + ".toml")).read()
             deck = os.path.join(work, name + ".toml")
@@ -363,47 +377,54 @@ def main():
                     failures.append("%s: kfvm check exit %d, printed %r" % (
                         what, check.returncode, check.stdout))
                 print("%s: exit %d, series and probes as one process" % (what, many.returncode))
-        # [parallel] ranks: the process grid given must have as many ranks as the run;
-        # what runs across ranks cannot do yet is refused before the run, naming it.
-        launch = [args.mpiexec, "-n", "2"] + flags + [args.kfvm]
-        text = open(os.path.join(args.decks, "diffusion1d.toml")).read()
-        for ranks, status, words in [("[2]", 0, "ok"), ("[3]", 1, "a process grid of 3 ranks"),
-                                     ("[2, 1]", 1, "ranks")]:
-            deck = os.path.join(work, "parallel.toml")
-            with open(deck, "w") as f:
-                f.write(text + "\n[parallel]\nranks = %s\n" % ranks)
-            check = run(launch + ["check", deck])
-            if check.returncode != status or words not in check.stdout + check.stderr:
-                failures.append("[parallel] ranks = %s on 2 ranks: exit %d, %r" % (
-                    ranks, check.returncode, check.stderr[-500:]))
-        # Initial values from a .npy file: the whole grid's, each rank takes its cells.
-        try:
-            import numpy
-            numpy.save(os.path.join(work, "start.npy"), numpy.sin(numpy.arange(50) / 7.0))
-            deck = os.path.join(work, "from-file.toml")
-            with open(deck, "w") as f:
-                f.write(text.split("[check]")[0].replace(  # no exact solution from here
-                    'initial = { type = "constant", value = 0.0 }',
-                    'initial = { type = "file", file = "start.npy" }'))
-            one, two = os.path.join(work, "file-1"), os.path.join(work, "file-2")
-            alone = run([args.kfvm, "run", deck, "--output", one, "-q"])
-            many = run(launch + ["run", deck, "--output", two, "-q"])
-            if alone.returncode != 0 or many.returncode != 0:
-                failures.append("a .npy start: exit %d and %d on 2 ranks\n%s%s" % (
-                    alone.returncode, many.returncode, alone.stderr[-500:], many.stderr[-500:]))
-            else:
-                failures += compare_csv("a .npy start on 2 ranks, series.csv",
-                                        os.path.join(one, "series.csv"),
-                                        os.path.join(two, "series.csv"),
-                                        {"iterations", "residual"}, args.tolerance)
-        except ImportError:
-            print("numpy missing: the .npy start is not run")
+        if args.parallel_keys:
+            failures += parallel_keys(args, work, flags)
         failures += restarts(args, work, flags)
         if args.gmsh:
             failures += gmsh_runs(args, work, flags)
     for failure in failures:
         print("FAILED " + failure)
     return 1 if failures else 0
+
+
+def parallel_keys(args, work, flags):
+    """[parallel] ranks: the process grid given must have as many ranks as the run; what
+    runs across ranks cannot do yet is refused before the run, naming it. Initial values
+    from a .npy file: the whole grid's, each rank takes its cells."""
+    failures = []
+    launch = [args.mpiexec, "-n", "2"] + flags + [args.kfvm]
+    text = open(os.path.join(args.decks, "diffusion1d.toml")).read()
+    for ranks, status, words in [("[2]", 0, "ok"), ("[3]", 1, "a process grid of 3 ranks"),
+                                 ("[2, 1]", 1, "ranks")]:
+        deck = os.path.join(work, "parallel.toml")
+        with open(deck, "w") as f:
+            f.write(text + "\n[parallel]\nranks = %s\n" % ranks)
+        check = run(launch + ["check", deck])
+        if check.returncode != status or words not in check.stdout + check.stderr:
+            failures.append("[parallel] ranks = %s on 2 ranks: exit %d, %r" % (
+                ranks, check.returncode, check.stderr[-500:]))
+    try:
+        import numpy
+        numpy.save(os.path.join(work, "start.npy"), numpy.sin(numpy.arange(50) / 7.0))
+        deck = os.path.join(work, "from-file.toml")
+        with open(deck, "w") as f:
+            f.write(text.split("[check]")[0].replace(  # no exact solution from here
+                'initial = { type = "constant", value = 0.0 }',
+                'initial = { type = "file", file = "start.npy" }'))
+        one, two = os.path.join(work, "file-1"), os.path.join(work, "file-2")
+        alone = run([args.kfvm, "run", deck, "--output", one, "-q"])
+        many = run(launch + ["run", deck, "--output", two, "-q"])
+        if alone.returncode != 0 or many.returncode != 0:
+            failures.append("a .npy start: exit %d and %d on 2 ranks\n%s%s" % (
+                alone.returncode, many.returncode, alone.stderr[-500:], many.stderr[-500:]))
+        else:
+            failures += compare_csv("a .npy start on 2 ranks, series.csv",
+                                    os.path.join(one, "series.csv"),
+                                    os.path.join(two, "series.csv"),
+                                    {"iterations", "residual"}, args.tolerance)
+    except ImportError:
+        print("numpy missing: the .npy start is not run")
+    return failures
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@ and with kfvm.fipy active, each in its own process, and the table says per examp
 whether both passed, which equations ran on kfvm, and the time of each run.
 
     python3 python/tools/fipy_doctests.py --fipy DIR [--list curated|all] [--table FILE]
-                                  [--timeout S] [--require] [example ...]
+                                  [--timeout S] [--require] [--shard K/M] [example ...]
 
 DIR is FiPy's source folder (the one holding fipy/ and examples/). --require exits 1
 when an example that passes with FiPy alone fails with kfvm.fipy (CI's check), and
-when a curated example does not run its equations on kfvm.
+when a curated example does not run its equations on kfvm. --shard K/M runs the
+examples whose place in the sorted list is K modulo M (CI runs M such tests side by
+side). Scratch files go to a folder made in the current one and removed at the end.
 """
 
 import argparse
@@ -15,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 #: Examples CI runs: each takes seconds, and between them they cover every term kfvm
@@ -131,23 +134,9 @@ def where(result):
     return on_kfvm, len(eqs), reasons
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fipy", required=True, help="FiPy's source folder")
-    parser.add_argument("--list", choices=("curated", "all"), default="curated")
-    parser.add_argument("--table", help="write the table (Markdown) here")
-    parser.add_argument("--timeout", type=float, default=600)
-    parser.add_argument("--require", action="store_true")
-    parser.add_argument("examples", nargs="*")
-    args = parser.parse_args(argv)
-    root = os.path.abspath(args.fipy)
-    if not os.path.isdir(os.path.join(root, "examples")):
-        print("fipy_doctests: %s has no examples/ folder" % root, file=sys.stderr)
-        return 2
-    names = args.examples or (sorted(CURATED) if args.list == "curated" else discover(root))
-    scratch = os.path.abspath(os.path.join(os.environ.get("TMPDIR", "/tmp"),
-                                           "kfvm-fipy-doctests-%d" % os.getpid()))
-    os.makedirs(scratch, exist_ok=True)
+def run_all(args, root, names, scratch):
+    """Each example with FiPy alone and with kfvm.fipy: the table's rows, and the
+    examples kfvm.fipy broke."""
     rows, broken = [], []
     for name in names:
         fipy_alone = run_once(root, name, "fipy", args.timeout, scratch)
@@ -165,6 +154,33 @@ def main(argv=None):
             broken.append(name)
             print("%s: expected every equation on kfvm; fell back: %s"
                   % (name, "; ".join(reasons)), file=sys.stderr)
+    return rows, broken
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fipy", required=True, help="FiPy's source folder")
+    parser.add_argument("--list", choices=("curated", "all"), default="curated")
+    parser.add_argument("--table", help="write the table (Markdown) here")
+    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--require", action="store_true")
+    parser.add_argument("--shard", default="0/1", help="K/M: the examples K modulo M")
+    parser.add_argument("examples", nargs="*")
+    args = parser.parse_args(argv)
+    try:
+        shard, shards = (int(x) for x in args.shard.split("/"))
+    except ValueError:
+        parser.error("--shard takes K/M, not '%s'" % args.shard)
+    if shards < 1 or not 0 <= shard < shards:
+        parser.error("--shard %s: K must lie in 0..M-1" % args.shard)
+    root = os.path.abspath(args.fipy)
+    if not os.path.isdir(os.path.join(root, "examples")):
+        print("fipy_doctests: %s has no examples/ folder" % root, file=sys.stderr)
+        return 2
+    names = args.examples or (sorted(CURATED) if args.list == "curated" else discover(root))
+    names = names[shard::shards]
+    with tempfile.TemporaryDirectory(prefix="kfvm-fipy-doctests-", dir=".") as scratch:
+        rows, broken = run_all(args, root, names, os.path.abspath(scratch))
     if args.table:
         with open(args.table, "w") as table:
             table.write("| example | FiPy alone | with kfvm.fipy | equations on kfvm | "

@@ -4,6 +4,7 @@
 #include "kfvm_Deck.hpp"
 #include "kfvm_Expression.hpp"
 #include "kfvm_PngWriter.hpp"
+#include "kfvm_TestWorkFolder.hpp"
 
 #include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
@@ -39,9 +40,7 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string scratch(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("kfvm-app-test-" + name)).string();
-}
+using kfvm::Test::workPath;
 
 /// Sets KFVM_TEST_FAIL_WRITES for the scope: checked writes to paths containing text
 /// fail as on a full disk.
@@ -130,7 +129,7 @@ TEST(DurableFile, Hash64IsXxh64) {
 // A failed write leaves the file that was there as it was, no temporary, and an error
 // naming the file and the reason.
 TEST(DurableFile, AFailedWriteKeepsThePreviousFile) {
-  const std::string path = scratch("atomic.txt");
+  const std::string path = workPath("atomic.txt");
   writeFileAtomically(path, "first");
   EXPECT_EQ(readFile(path), "first");
   writeFileAtomically(path, "second");
@@ -149,7 +148,7 @@ TEST(DurableFile, AFailedWriteKeepsThePreviousFile) {
 }
 
 TEST(DurableFile, AppendFileWritesChecksAndCuts) {
-  const std::string path = scratch("append.csv");
+  const std::string path = workPath("append.csv");
   {
     AppendFile file;
     file.open(path);
@@ -182,7 +181,7 @@ TEST(DurableFile, AppendFileWritesChecksAndCuts) {
 // A sealed file: every byte after the seal is covered; a flipped byte, a cut file or a
 // file without a seal is refused before anything parses it.
 TEST(DurableFile, SealsRefuseDamagedTruncatedAndUnsealedFiles) {
-  const std::string path = scratch("sealed.bin");
+  const std::string path = workPath("sealed.bin");
   std::string payload(sealBlockBytes, '\0');
   for (int i = 0; i < 3000; ++i) payload += char(i % 256);
   writeFileAtomically(path, payload);
@@ -233,8 +232,7 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
   std::vector<double> values(32);
   for (int j = 0; j < 4; ++j)
     for (int i = 0; i < 8; ++i) values[j * 8 + i] = i == 7 && j == 0 ? 10.0 : double(i);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "kfvm-app-test-snapshot.png").string();
+  const std::string path = workPath("snapshot.png");
   writeFieldPng(path, grid, values);
   const PngPixels image(path);
   ASSERT_TRUE(image.loaded());
@@ -268,8 +266,7 @@ TEST(Png, SnapshotReadsBackWithTheFieldsColours) {
 // bar is the grids'.
 TEST(Png, GeneralMeshCellsAreRasterized) {
   const std::vector<Polygon> cells{{{0, 0}, {2, 0}, {2, 2}}, {{0, 0}, {2, 2}, {0, 2}}};
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "kfvm-app-test-triangles.png").string();
+  const std::string path = workPath("triangles.png");
   writePolygonsPng(path, cells, {0.0, 1.0});
   const PngPixels image(path);
   ASSERT_TRUE(image.loaded());
@@ -292,7 +289,7 @@ TEST(Png, GeneralMeshCellsAreRasterized) {
 
 /// A deck file in the scratch folder holding text; returns its path.
 std::string writeDeck(const std::string& name, const std::string& text) {
-  const std::string path = scratch(name);
+  const std::string path = workPath(name);
   std::ofstream deck(path);
   deck << text;
   return path;

@@ -3,6 +3,7 @@
 // and the errors for what does not fit.
 #include "kfvm_Checkpoint.hpp"
 #include "kfvm_InitialFile.hpp"
+#include "kfvm_TestWorkFolder.hpp"
 
 #include <kfvm_Error.hpp>
 
@@ -24,15 +25,12 @@
 namespace kfvm::app {
 namespace {
 
-std::string scratch(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("kfvm-initial-test-" + name))
-      .string();
-}
+using kfvm::Test::workPath;
 
 /// A deck of a 2D mesh of 3 x 2 cells whose variable phi starts from file.
 Deck deckFrom(const std::string& file, const std::string& dataset = "") {
   Deck deck;
-  deck.path = scratch("deck.toml");
+  deck.path = workPath("deck.toml");
   deck.dimension = 2;
   deck.cells = {3, 2, 1};
   deck.variables[0].initial.type = "file";
@@ -71,7 +69,7 @@ std::string errorOf(const Deck& deck) {
 const std::vector<double> expected = {0, 10, 20, 1, 11, 21};
 
 TEST(InitialFile, NumpyArraysFlatCOrderAndFortranOrderGiveTheCellOrder) {
-  const std::string path = scratch("phi.npy");
+  const std::string path = workPath("phi.npy");
   writeNpy(path, "<f8", false, "(6,)", expected.data(), 48);  // flat, x fastest
   EXPECT_EQ(readInitialFile(deckFrom(path), deckFrom(path).variables[0]), expected);
   // (ny, nx) in C order: row j holds x = 0, 1, 2
@@ -93,7 +91,7 @@ TEST(InitialFile, NumpyArraysFlatCOrderAndFortranOrderGiveTheCellOrder) {
 }
 
 TEST(InitialFile, NumpyArraysThatDoNotFitAreErrorsNamingTheDeckLineAndFile) {
-  const std::string path = scratch("bad.npy");
+  const std::string path = workPath("bad.npy");
   const auto has = [](const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
   };
@@ -123,12 +121,12 @@ TEST(InitialFile, NumpyArraysThatDoNotFitAreErrorsNamingTheDeckLineAndFile) {
       << errorOf(deckFrom(path));
   std::remove(path.c_str());
   EXPECT_TRUE(has(errorOf(deckFrom(path)), "cannot open it")) << errorOf(deckFrom(path));
-  EXPECT_TRUE(has(errorOf(deckFrom(scratch("phi.txt"))), "not a .npy, .h5 or .hdf5"));
+  EXPECT_TRUE(has(errorOf(deckFrom(workPath("phi.txt"))), "not a .npy, .h5 or .hdf5"));
 }
 
 #ifdef KFVM_HAVE_HDF5
 TEST(InitialFile, Hdf5DatasetsAndCheckpointVariablesWithTheirMeshChecked) {
-  const std::string path = scratch("fields.h5");
+  const std::string path = workPath("fields.h5");
   {
     const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     const hsize_t dims[2] = {2, 3};  // (ny, nx)
@@ -148,7 +146,7 @@ TEST(InitialFile, Hdf5DatasetsAndCheckpointVariablesWithTheirMeshChecked) {
   EXPECT_NE(missing.find("has no dataset 'phi'"), std::string::npos) << missing;
   std::remove(path.c_str());
 
-  const std::string saved = scratch("checkpoint.h5");
+  const std::string saved = workPath("checkpoint.h5");
   CheckpointState state;
   state.step = 4;
   state.time = 0.5;

@@ -9,6 +9,10 @@ usage) and a `kfvm error:` line; never a signal, an uncaught exception, a saniti
 report or a time-out.
 
     kfvm_fuzz_decks.py --kfvm build/apps/kfvm --decks apps/decks --work /tmp/w [--cases N]
+                       [--shard K/M]
+
+--shard K/M runs the cases whose number is K modulo M (the cases themselves do not
+change: all are drawn, in order, from the one seed), so that M tests share the work.
 """
 import argparse
 import glob
@@ -94,7 +98,14 @@ def main():
     parser.add_argument("--cases", type=int, default=300)
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--shard", default="0/1", help="K/M: the cases K modulo M")
     options = parser.parse_args()
+    try:
+        shard, shards = (int(x) for x in options.shard.split("/"))
+    except ValueError:
+        parser.error(f"--shard takes K/M, not '{options.shard}'")
+    if shards < 1 or not 0 <= shard < shards:
+        parser.error(f"--shard {options.shard}: K must lie in 0..M-1")
     rng = random.Random(options.seed)
     decks = sorted(glob.glob(os.path.join(options.decks, "*.toml")))
     texts = {d: open(d, encoding="utf-8").read() for d in decks}
@@ -105,6 +116,8 @@ def main():
     for case in range(options.cases):
         source = decks[case % len(decks)]
         text, kind = mutate(texts[source], rng)
+        if case % shards != shard:
+            continue
         path = os.path.join(options.work, f"case{case:04d}.toml")
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(text)

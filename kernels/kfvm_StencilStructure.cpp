@@ -9,7 +9,7 @@ namespace {
 
 /// The columns of one row, Hops faces deep.
 template <class ExecSpace, int Hops>
-struct StencilColumns {
+struct RowNeighbourhood {
   /// Room for a cell, its face neighbours and (Hops = 2) theirs.
   static constexpr int capacity =
       1 + maxFacesPerCell + (Hops == 2 ? maxFacesPerCell * maxFacesPerCell : 0);
@@ -56,11 +56,11 @@ struct StencilColumns {
 
 template <class ExecSpace, int Hops>
 struct StencilFill {
-  StencilColumns<ExecSpace, Hops> rows;
+  RowNeighbourhood<ExecSpace, Hops> rows;
   StencilStructure<ExecSpace> s;
 
   KOKKOS_FUNCTION void operator()(Ordinal cell) const {
-    Ordinal cols[StencilColumns<ExecSpace, Hops>::capacity];
+    Ordinal cols[RowNeighbourhood<ExecSpace, Hops>::capacity];
     const int n = rows.collect(cell, cols);
     const Offset first = s.rowOffsets(cell);
     for (int i = 0; i < n; ++i) s.columns(first + i) = cols[i];
@@ -77,8 +77,8 @@ struct StencilFill {
 
 template <class ExecSpace, int Hops>
 StencilStructure<ExecSpace> build(const Mesh<ExecSpace>& mesh) {
-  const StencilColumns<ExecSpace, Hops> rows{mesh.cellFaceOffsets(), mesh.cellFaces(),
-                                             mesh.faceCells()};
+  const RowNeighbourhood<ExecSpace, Hops> rows{mesh.cellFaceOffsets(), mesh.cellFaces(),
+                                               mesh.faceCells()};
   const Ordinal numCells = mesh.numCells();
   StencilStructure<ExecSpace> s;
   s.rowOffsets =
@@ -89,7 +89,7 @@ StencilStructure<ExecSpace> build(const Mesh<ExecSpace>& mesh) {
       KOKKOS_LAMBDA(Ordinal cell, Offset & partial, bool final) {
         if (final) offsets(cell) = partial;
         if (cell < numCells) {
-          Ordinal cols[StencilColumns<ExecSpace, Hops>::capacity];
+          Ordinal cols[RowNeighbourhood<ExecSpace, Hops>::capacity];
           partial += rows.collect(cell, cols);
         }
       });

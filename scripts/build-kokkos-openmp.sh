@@ -67,7 +67,10 @@ done < <(grep -vE '^[[:space:]]*(#|$)' debian/patches/series)
 
 # 3. Kokkos with OpenMP and Serial, C++17, as kfvm builds; position-independent, so that
 #    the Python module (a shared object) can link it.
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S "$work/src/packages/kokkos" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "${launcher[@]}" \
   -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
   -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON \
   -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON

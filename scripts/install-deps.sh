@@ -5,7 +5,7 @@
 # Trilinos and MPI out.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make
+packages=(cmake ninja-build g++ make ccache
           libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
           libcli11-dev libgtest-dev googletest libtomlplusplus-dev libstb-dev
           libspdlog-dev libmetis-dev python3 pybind11-dev python3-dev libdlpack-dev python3-numpy

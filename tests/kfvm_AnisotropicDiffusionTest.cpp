@@ -18,7 +18,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-constexpr double pi = 3.14159265358979323846;
 
 /// The matrix is symmetric (the cross terms go to the right-hand side): CG. Float
 /// builds solve to 1e-5 (BiCGStab stalled near 2e-6 there).

@@ -12,7 +12,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-constexpr double pi = 3.14159265358979323846;
 
 /// n vertices-1 cells on [0, 1], graded by x = s + 0.5 sin(2 pi s) / (2 pi): cells vary
 /// smoothly in width by a factor of 3 across the domain.

@@ -6,9 +6,7 @@
 
 namespace kfvm::Test {
 
-namespace {
-constexpr double pi = 3.14159265358979323846;
-}
+namespace {}
 
 double manufactured3D(double x, double y, double z) {
   return std::sin(pi * x) * std::sin(pi * y) * std::sin(pi * z) + y;

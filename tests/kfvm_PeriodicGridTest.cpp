@@ -19,8 +19,6 @@ namespace {
 
 using Space = TestExecSpace;
 
-constexpr double pi = 3.14159265358979323846;
-
 TEST(PeriodicGrid, ConnectivityAndDistancesAreFiPys) {
   // FiPy's PeriodicGrid1D(dx=(1, 2, 3)): the low face joins cell 2 to cell 0 at
   // distance (3 + 1) / 2 = 2; FiPy keeps a fourth, unused face that kfvm does not.

@@ -24,7 +24,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-constexpr double pi = 3.14159265358979323846;
 
 /// Three implicit steps of a diffusion-convection equation with a coefficient field and
 /// walls on the bottom and top; returns the cell values.

@@ -14,6 +14,8 @@
 
 namespace kfvm::Test {
 
+inline constexpr double pi = 3.14159265358979323846;
+
 #if defined(KFVM_TEST_BACKEND_SERIAL)
 using TestExecSpace = Kokkos::Serial;
 #elif defined(KFVM_TEST_BACKEND_OPENMP)

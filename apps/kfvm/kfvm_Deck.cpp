@@ -17,8 +17,6 @@ namespace kfvm::app {
 
 namespace {
 
-constexpr double huge = std::numeric_limits<double>::max();
-
 void readMesh(TableReader& mesh, Deck& deck) {
   const bool file = mesh.find("file") != nullptr, geo = mesh.find("geo") != nullptr;
   if (file || geo) {  // a Gmsh mesh, read by loadDeckMesh

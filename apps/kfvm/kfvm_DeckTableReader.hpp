@@ -20,6 +20,9 @@
 
 namespace kfvm::app {
 
+/// The bound of a deck number that has none.
+inline constexpr double huge = std::numeric_limits<double>::max();
+
 /// One table of the deck: typed reads that remember the keys read, and errors that
 /// name file, line, table, key and value.
 class TableReader {

@@ -14,8 +14,6 @@ namespace kfvm::app {
 
 namespace {
 
-constexpr double huge = std::numeric_limits<double>::max();
-
 /// [time] adaptive = { tolerance, absolute_tolerance, dt_min, max_growth, min_shrink,
 /// proportional, integral, derivative, max_rejections }: AdaptiveOptions, with dt_max
 /// from [time]. A run to `end`, dt its first try, without dt_growth.

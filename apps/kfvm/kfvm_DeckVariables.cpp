@@ -10,8 +10,6 @@ namespace kfvm::app {
 
 namespace {
 
-constexpr double huge = std::numeric_limits<double>::max();
-
 /// A letter, then letters, digits or '_' (names become file and dataset names).
 bool isName(const std::string& text) {
   if (text.empty() || !std::isalpha(static_cast<unsigned char>(text[0]))) return false;

@@ -46,12 +46,12 @@ TEST(DistributedCoupledMesh, TheHaloFillsEveryVariableOfTheGhosts) {
   expectRefused([&] { halo.exchange(tooShort); }, {"3 values"});
 }
 
-using Builder = std::function<void(CoupledSystem<Space>&)>;
+using MeshBuilder = std::function<void(CoupledSystem<Space>&)>;
 
 /// `steps` steps of dt by scheme of the whole problem on this process and across the
 /// ranks, from the same random start: the gathered values agree to the solver tolerance.
-void checkAgainstOneProcess(const MeshTopology& topology, const Builder& build,
-                            TimeScheme scheme, int steps, Real dt, bool sweeps) {
+void checkMeshAgainstOneProcess(const MeshTopology& topology, const MeshBuilder& build,
+                                TimeScheme scheme, int steps, Real dt, bool sweeps) {
   const bool inDouble = sizeof(Real) == sizeof(double);
   const Parameters parameters = coupledSolverParameters();
   const Real sweepTolerance(inDouble ? 1e-11 : 1e-5);
@@ -100,7 +100,7 @@ void checkAgainstOneProcess(const MeshTopology& topology, const Builder& build,
 
 // du/dt = div(D grad u) - k (u - v), dv/dt = div(0.7 grad v) + k (u - v), D a per-face
 // field, u = 1 on the left.
-void twoSpecies(CoupledSystem<Space>& system) {
+void twoSpeciesOnMesh(CoupledSystem<Space>& system) {
   const Mesh<Space>& mesh = system.mesh();
   FaceField<Space> D(mesh, "D");
   setFromFaceCentres(
@@ -118,13 +118,13 @@ TEST(DistributedCoupledMesh, TwoSpeciesOnTrianglesEqualTheOneProcessSteps) {
   for (const auto scheme : {TimeScheme::BackwardEuler, TimeScheme::CrankNicolson}) {
     SCOPED_TRACE(scheme == TimeScheme::CrankNicolson ? "Crank-Nicolson"
                                                      : "backward Euler");
-    checkAgainstOneProcess(topology, twoSpecies, scheme, 3, 0.01, false);
+    checkMeshAgainstOneProcess(topology, twoSpeciesOnMesh, scheme, 3, 0.01, false);
   }
 }
 
 // Cahn-Hilliard, periodic in x, zero flux at the bottom and top:
 // dphi/dt = div(grad mu), 0 = div(0.01 grad phi) + mu + phi - phi^3.
-void cahnHilliard(CoupledSystem<Space>& system) {
+void cahnHilliardOnMesh(CoupledSystem<Space>& system) {
   system.transient(0, 0)
       .diffusion(0, 1, 1.0)
       .diffusion(1, 0, 0.01)
@@ -135,8 +135,8 @@ void cahnHilliard(CoupledSystem<Space>& system) {
 TEST(DistributedCoupledMesh, CahnHilliardOnPeriodicTrianglesWithSweepsEqualsOneProcess) {
   MeshTopology topology = crossedTriangles(8, 0).topology();
   topology.addPeriodicPair("left", "right");
-  checkAgainstOneProcess(topology, cahnHilliard, TimeScheme::BackwardEuler, 3, 0.001,
-                         true);
+  checkMeshAgainstOneProcess(topology, cahnHilliardOnMesh, TimeScheme::BackwardEuler, 3,
+                             0.001, true);
 }
 
 TEST(DistributedCoupledMesh, ConditionsOnTheCutAndMismatchedSystemsAreErrors) {

@@ -33,16 +33,10 @@ MeshTopology distortedTetrahedra(int n) {
                      [](const Point& x) { return distorted(x, 0.04); });
 }
 
-std::vector<PartitionMethod> methods() {
-  std::vector<PartitionMethod> all{PartitionMethod::RecursiveBisection};
-  if (haveMetis()) all.push_back(PartitionMethod::Metis);
-  return all;
-}
-
 TEST(DistributedMesh, PartitionsCoverEveryCellInBalancedParts) {
   const MeshTopology topology = distortedTetrahedra(4);  // 384 cells
   const auto connectivity = topology.connect();
-  for (const PartitionMethod method : methods()) {
+  for (const PartitionMethod method : partitionMethods()) {
     for (int parts : {1, 2, 3, 4, 7}) {
       const auto owners = partitionCells(topology, connectivity, parts, method);
       EXPECT_EQ(owners, partitionCells(topology, connectivity, parts, method));
@@ -64,7 +58,7 @@ TEST(DistributedMesh, PartitionsCoverEveryCellInBalancedParts) {
 TEST(DistributedMesh, PartsKeepThePatchesAndTheHaloFillsTheGhosts) {
   const MeshTopology topology = distortedTetrahedra(3);
   const auto connectivity = topology.connect();
-  for (const PartitionMethod method : methods()) {
+  for (const PartitionMethod method : partitionMethods()) {
     for (int layers : {1, 2}) {
       DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, layers, method);
       const auto& mesh = system.localMesh();
@@ -135,7 +129,7 @@ TEST(DistributedMesh, SteadyCorrectedDiffusionOnTetrahedraEqualsOneProcess) {
   stepper.setSweeps(100, Real(solverTolerance(1e-11)));
   ASSERT_TRUE(stepper.solveSteady(reference).converged);
   const auto expected = reference.toHost();
-  for (const PartitionMethod method : methods()) {
+  for (const PartitionMethod method : partitionMethods()) {
     DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
     const auto& mesh = system.localMesh();
     CellField<Space> localD(mesh, "D"), localS(mesh, "s"), phi(mesh, "phi");

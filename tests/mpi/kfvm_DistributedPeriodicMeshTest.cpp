@@ -24,13 +24,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-constexpr double pi = 3.14159265358979323846;
-
-std::vector<PartitionMethod> methods() {
-  std::vector<PartitionMethod> all{PartitionMethod::RecursiveBisection};
-  if (haveMetis()) all.push_back(PartitionMethod::Metis);
-  return all;
-}
 
 /// Distorted tetrahedra (6 a cube, n^3 cubes) periodic along every axis.
 MeshTopology periodicTetrahedra(int n) {
@@ -43,7 +36,8 @@ MeshTopology periodicTetrahedra(int n) {
 
 /// D = 1 + 0.5 sin(2 pi x) cos(2 pi y) and s, periodic, at the cell centres (outside a
 /// test body: nvcc refuses a device lambda in one).
-void fillCoefficients(const Mesh<Space>& mesh, CellField<Space>& D, CellField<Space>& s) {
+void fillPeriodicCoefficients(const Mesh<Space>& mesh, CellField<Space>& D,
+                              CellField<Space>& s) {
   setFromCellCentres(
       D, mesh, KOKKOS_LAMBDA(Real x, Real y, Real) {
         return Real(1 + 0.5 * Compat::sin(2 * pi * x) * Compat::cos(2 * pi * y));
@@ -55,8 +49,8 @@ void fillCoefficients(const Mesh<Space>& mesh, CellField<Space>& D, CellField<Sp
 }
 
 /// -div(D grad phi) + phi = s, corrected (least-squares gradients): no boundary.
-void setSteady(Equation<Space>& equation, const CellField<Space>& D,
-               const CellField<Space>& s) {
+void setPeriodicSteady(Equation<Space>& equation, const CellField<Space>& D,
+                       const CellField<Space>& s) {
   equation.diffusion(D).implicitSource(Real(-1)).source(s).diffusionCorrection(
       DiffusionCorrection::OverRelaxed, CellGradient::LeastSquares);
 }
@@ -65,7 +59,7 @@ TEST(DistributedPeriodicMesh, PartsKeepTheirJoinedFacesAndNameTheSamePatches) {
   const MeshTopology topology = periodicTetrahedra(4);
   const auto connectivity = topology.connect();
   const Mesh<Space> whole(topology);
-  for (const PartitionMethod method : methods()) {
+  for (const PartitionMethod method : partitionMethods()) {
     const auto owners = partitionCells(topology, connectivity, worldSize(), method);
     const auto part = meshPart(topology, connectivity, owners, worldRank(), 2);
     const auto local = part.topology.connect();
@@ -104,21 +98,21 @@ TEST(DistributedPeriodicMesh, CorrectedDiffusionOnTetrahedraEqualsOneProcess) {
   const Mesh<Space> whole(topology);
   ASSERT_EQ(whole.numBoundaryFaces(), 0);
   CellField<Space> D(whole, "D"), s(whole, "s"), reference(whole, "phi");
-  fillCoefficients(whole, D, s);
+  fillPeriodicCoefficients(whole, D, s);
   Equation<Space> alone(whole);
-  setSteady(alone, D, s);
+  setPeriodicSteady(alone, D, s);
   ImplicitStepper<Space> stepper(
       alone, makeLinearSolver<Space>("cg", {{"tolerance", solverToleranceText(1e-13)}}));
   stepper.setSweeps(100, Real(solverTolerance(1e-11)));
   ASSERT_TRUE(stepper.solveSteady(reference).converged);
   const auto expected = reference.toHost();
-  for (const PartitionMethod method : methods()) {
+  for (const PartitionMethod method : partitionMethods()) {
     DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
     const auto& mesh = system.localMesh();
     CellField<Space> localD(mesh, "D"), localS(mesh, "s"), phi(mesh, "phi");
-    fillCoefficients(mesh, localD, localS);
+    fillPeriodicCoefficients(mesh, localD, localS);
     Equation<Space> equation(mesh);
-    setSteady(equation, localD, localS);
+    setPeriodicSteady(equation, localD, localS);
     system.setEquation(equation);
     system.setSolver("cg", solverTolerance(1e-13), 10000);
     system.setSweeps(100, solverTolerance(1e-11));
@@ -148,7 +142,7 @@ void setBox(CellField<Space>& phi, const Mesh<Space>& mesh) {
 
 /// dphi/dt + div(u phi) = div(0.01 grad phi), Van Leer, u = (1, 0.25), around x;
 /// phi = 0 at the bottom, the top an outflow.
-void setTransient(Equation<Space>& equation) {
+void setPeriodicTransient(Equation<Space>& equation) {
   equation.transient()
       .diffusion(Real(0.01))
       .convection(1.0, 0.25, 0, ConvectionScheme::VanLeer)
@@ -162,7 +156,7 @@ TEST(DistributedPeriodicMesh, VanLeerAroundPeriodicTrianglesEqualsOneProcess) {
   CellField<Space> reference(whole, "phi");
   setBox(reference, whole);
   Equation<Space> alone(whole);
-  setTransient(alone);
+  setPeriodicTransient(alone);
   ImplicitStepper<Space> stepper(
       alone,
       makeLinearSolver<Space>("bicgstab", {{"tolerance", solverToleranceText(1e-13)}}));
@@ -175,7 +169,7 @@ TEST(DistributedPeriodicMesh, VanLeerAroundPeriodicTrianglesEqualsOneProcess) {
   CellField<Space> phi(system.localMesh(), "phi");
   setBox(phi, system.localMesh());
   Equation<Space> equation(system.localMesh());
-  setTransient(equation);
+  setPeriodicTransient(equation);
   system.setEquation(equation);
   system.setSolver("bicgstab", solverTolerance(1e-13), 10000);
   system.setSweeps(50, solverTolerance(1e-11));

@@ -22,7 +22,6 @@ namespace kfvm::Test {
 namespace {
 
 using Space = TestExecSpace;
-constexpr double pi = 3.14159265358979323846;
 
 /// phi(x, y) at the cell centres of a mesh (periodic in x over 1.2 and in y over 1).
 std::vector<double> startValues(const Mesh<Space>& mesh) {

@@ -2,6 +2,7 @@
 #define KFVM_MPI_TEST_HELPERS_HPP
 
 #include <kfvm_Error.hpp>
+#include <kfvm_MeshPartition.hpp>
 #include <kfvm_Parameters.hpp>
 #include <kfvm_Types.hpp>
 
@@ -27,6 +28,13 @@ inline int worldRank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
+}
+
+/// The partition methods this build has: recursive bisection, and METIS where linked.
+inline std::vector<PartitionMethod> partitionMethods() {
+  std::vector<PartitionMethod> all{PartitionMethod::RecursiveBisection};
+  if (haveMetis()) all.push_back(PartitionMethod::Metis);
+  return all;
 }
 
 /// f() throws kfvm::Error on this rank, and its message holds every one of words.

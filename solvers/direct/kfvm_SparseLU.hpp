@@ -1,0 +1,59 @@
+#ifndef KFVM_SPARSE_LU_HPP
+#define KFVM_SPARSE_LU_HPP
+
+// A sparse LU factorization on the host, in double precision, behind one small interface
+// with a class per package (KLU and UMFPACK from SuiteSparse, SuperLU): the direct
+// solver's engine (kfvm_DirectSolver.hpp). Each package file is compiled only when its
+// library was found; its header is included there alone.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kfvm::Details {
+
+/// A square matrix in compressed rows on the host: what a SparseLU factors.
+struct HostCsr {
+  int rows = 0;
+  std::vector<int> offsets;  ///< rows + 1 entries
+  std::vector<int> columns;  ///< increasing within a row
+  std::vector<double> values;
+};
+
+/// What factor() found: fine, or the matrix is singular to working precision (a zero
+/// pivot, or a pivot the package reports as such), with the package's words.
+struct FactorResult {
+  bool ok = true;
+  std::string problem;
+};
+
+/// Sparse LU of A (rows x rows), symbolic analysis once per structure (analyze), numeric
+/// factorization once per set of values (factor), then any number of solves. The
+/// packages store columns; they factor the CSR arrays as the columns of A^T and solve the
+/// transposed system, which is A x = b.
+class SparseLU {
+ public:
+  virtual ~SparseLU() = default;
+
+  /// The package's name: "klu", "umfpack" or "superlu".
+  virtual std::string package() const = 0;
+  /// Fill-reducing ordering and symbolic factorization of the structure of a.
+  virtual void analyze(const HostCsr& a) = 0;
+  /// Numeric factorization of a, whose structure is the analyzed one.
+  virtual FactorResult factor(const HostCsr& a) = 0;
+  /// Overwrites x (b on entry) with the solution of A x = b.
+  virtual void solve(std::vector<double>& x) = 0;
+  /// Entries of L and U together (fill), after factor().
+  virtual double factorEntries() const = 0;
+};
+
+/// The packages this build has, the default (fastest, perf/RESULTS.md) first.
+std::vector<std::string> sparseLUPackages();
+
+/// A SparseLU of the package named; a kfvm::Error naming the packages built when it is
+/// not one of them.
+std::unique_ptr<SparseLU> makeSparseLU(const std::string& package);
+
+}  // namespace kfvm::Details
+
+#endif

@@ -84,3 +84,32 @@ endif()
 if(NOT KFVM_ENABLE_MPI AND NOT KFVM_HAVE_TRILINOS)
   set(KFVM_HAVE_MPI OFF)
 endif()
+
+# SuiteSparse (Debian: libsuitesparse-dev): KLU and UMFPACK behind the direct solver
+# "lu" (solvers/direct/). On by default when found; without it "lu" is an error naming
+# the package.
+option(KFVM_ENABLE_SUITESPARSE "Build the direct solver on SuiteSparse when it is found" ON)
+set(KFVM_HAVE_SUITESPARSE OFF)
+if(KFVM_ENABLE_SUITESPARSE)
+  find_path(KFVM_SUITESPARSE_INCLUDE_DIR NAMES klu.h umfpack.h PATH_SUFFIXES suitesparse)
+  set(KFVM_SUITESPARSE_LIBRARIES "")
+  set(_kfvm_suitesparse_missing "")
+  foreach(_kfvm_library klu umfpack amd colamd btf suitesparseconfig)
+    find_library(KFVM_SUITESPARSE_${_kfvm_library}_LIBRARY NAMES ${_kfvm_library})
+    if(KFVM_SUITESPARSE_${_kfvm_library}_LIBRARY)
+      list(APPEND KFVM_SUITESPARSE_LIBRARIES ${KFVM_SUITESPARSE_${_kfvm_library}_LIBRARY})
+    else()
+      list(APPEND _kfvm_suitesparse_missing ${_kfvm_library})
+    endif()
+  endforeach()
+  if(KFVM_SUITESPARSE_INCLUDE_DIR AND EXISTS ${KFVM_SUITESPARSE_INCLUDE_DIR}/umfpack.h
+     AND NOT _kfvm_suitesparse_missing)
+    set(KFVM_HAVE_SUITESPARSE ON)
+    message(STATUS "kfvm: direct solver 'lu' with SuiteSparse's KLU and UMFPACK "
+                   "(${KFVM_SUITESPARSE_INCLUDE_DIR})")
+  else()
+    message(STATUS "kfvm: no SuiteSparse (headers ${KFVM_SUITESPARSE_INCLUDE_DIR}, "
+                   "libraries missing: ${_kfvm_suitesparse_missing}): the direct solver "
+                   "'lu' is off")
+  endif()
+endif()

@@ -19,7 +19,7 @@ install(TARGETS ${_kfvm_targets}
 install(EXPORT kfvmTargets NAMESPACE kfvm:: DESTINATION ${KFVM_INSTALL_CMAKEDIR})
 
 set(_kfvm_layers core kernels solvers solvers/operators solvers/preconditioners
-                 solvers/krylov solvers/multigrid)
+                 solvers/krylov solvers/multigrid solvers/direct)
 if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_layers solvers/trilinos)
 endif()

@@ -15,6 +15,8 @@
 // step pays); "solve" one solve(); for the "mg" preconditioner, "cycle" is one
 // application of it (one V-cycle by default). Medians of --repeat runs. The operator is
 // the assembled matrix, or with --matrix-free the stencil (native solvers only).
+#include "kfvm_BenchTiming.hpp"
+
 #include <kfvm_Assembler.hpp>
 #include <kfvm_Backends.hpp>
 #include <kfvm_Error.hpp>
@@ -38,15 +40,8 @@ namespace kfvm_solver_bench {
 
 using kfvm::Real;
 
-double seconds(const std::chrono::steady_clock::time_point& start) {
-  Kokkos::fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
+using kfvm_bench::median;
+using kfvm_bench::seconds;
 
 template <class Space>
 void setDiffusivity(kfvm::CellField<Space>& D, const kfvm::Mesh<Space>& mesh) {
@@ -183,8 +178,10 @@ int main(int argc, char* argv[]) {
       options.solvers.push_back("belos:cg+ifpack2:relaxation");
     } else if (name.rfind("belos:", 0) == 0) {
       options.solvers.push_back(name + "+ifpack2:ilut");
-    } else if (name == "amesos2:klu2") {
+    } else if (name == "amesos2:klu2" || name == "lu") {
       options.solvers.push_back(name);
+    } else if (name == "direct") {
+      continue;  // another name of "lu"
     } else if (name == "richardson") {
       options.solvers.push_back(name + "+mg");  // standalone multigrid
     } else {

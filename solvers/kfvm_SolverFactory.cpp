@@ -2,6 +2,7 @@
 // and (when built with it) Trilinos.
 #include <kfvm_Backends.hpp>
 #include <kfvm_Config.hpp>
+#include <kfvm_DirectSolver.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_KrylovMethod.hpp>
 #include <kfvm_LinearSolver.hpp>
@@ -19,6 +20,7 @@ namespace kfvm {
 
 std::vector<std::string> linearSolverNames() {
   std::vector<std::string> names = krylovMethodNames();
+  for (const auto& name : directSolverNames()) names.push_back(name);
 #ifdef KFVM_HAVE_TRILINOS
   for (const auto& name : trilinosSolverNames()) names.push_back(name);
 #endif
@@ -38,6 +40,13 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& nam
     parameters.requireKnown(
         known, "solver '" + name + "' with preconditioner '" + preconditioner + "'");
     return Details::makeKrylovSolver<ExecSpace>(name, parameters);
+  }
+  const auto direct = directSolverNames();
+  if (std::find(direct.begin(), direct.end(), name) != direct.end()) {
+    parameters.requireKnown({"tolerance", "absolute_tolerance", "max_iterations",
+                             "preconditioner", "criterion", "package"},
+                            "solver '" + name + "'");
+    return std::make_unique<DirectSolver<ExecSpace>>(name, parameters);
   }
 #ifdef KFVM_HAVE_TRILINOS
   if (isTrilinosSolverName(name)) return makeTrilinosSolver<ExecSpace>(name, parameters);

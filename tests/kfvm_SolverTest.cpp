@@ -198,7 +198,8 @@ TEST(Solvers, ZeroRightHandSideConvergesAtOnce) {
 }
 
 TEST(Solvers, BadNamesParametersAndSizesAreErrors) {
-  expectError([] { makeLinearSolver<Space>("lu"); }, {"unknown solver 'lu'"});
+  expectError([] { makeLinearSolver<Space>("lu-decomposition"); },
+              {"unknown solver 'lu-decomposition'"});
   expectError(
       [] {
         makeLinearSolver<Space>("cg", {{"tolerence", "1e-6"}});

@@ -3,6 +3,7 @@
 #include "kfvm_DeckTableReader.hpp"
 #include "kfvm_Expression.hpp"
 
+#include <kfvm_DirectSolver.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_SchemeNames.hpp>
 
@@ -196,13 +197,16 @@ std::string shortestText(double value) {
 }
 
 void readSolver(TableReader& solver, Deck& deck) {
-  deck.solver = solver.string("name", "gmres");
+  deck.solverNamed = solver.find("name") != nullptr;
+  deck.solver = solver.string("name", deck.defaultSolver(false));
   deck.solverAt = solver.at("name");
   deck.solverParameters = Parameters{};
   deck.solverParameters.set("tolerance", solver.number("tolerance", 1e-10, 0, 1));
   deck.solverParameters.set("max_iterations",
                             solver.integer("max_iterations", 2000, 1, 100000000));
-  deck.solverParameters.set("preconditioner", solver.string("preconditioner", "jacobi"));
+  const bool direct = deck.solver == "lu" || deck.solver == "direct";
+  deck.solverParameters.set("preconditioner",
+                            solver.string("preconditioner", direct ? "none" : "jacobi"));
   if (solver.find("restart"))
     deck.solverParameters.set("restart", solver.integer("restart", 30, 1, 1000));
   deck.matrixFree = solver.boolean("matrix_free", false);
@@ -448,6 +452,19 @@ Deck readDeck(const std::string& path,
   }
   top.finish();
   return deck;
+}
+
+void Deck::defaultSolverAcrossRanks() {
+  if (solverNamed || solver == defaultSolver(true)) return;
+  solver = defaultSolver(true);
+  if (solverParameters.getString("preconditioner", "none") == "none")
+    solverParameters.set("preconditioner", "jacobi");
+}
+
+std::string Deck::defaultSolver(bool acrossRanks) const {
+  const bool hard = hasHigherOrder || isCoupled();
+  return hard && !acrossRanks && directSolverByDefault(dimension, numCells()) ? "lu"
+                                                                              : "gmres";
 }
 
 }  // namespace kfvm::app

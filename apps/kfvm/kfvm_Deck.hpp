@@ -150,7 +150,8 @@ struct Deck {
   std::string solver = "gmres";
   Parameters solverParameters;  // with [solver.parameters], passed through
   DeckKey solverAt;
-  bool matrixFree = false;  // solves by the stencil (ImplicitStepper::setMatrixFree)
+  bool solverNamed = false;  // [solver] name given (else the default, defaultSolver)
+  bool matrixFree = false;   // solves by the stencil (ImplicitStepper::setMatrixFree)
   DeckKey matrixFreeAt;
   int maxSweeps = 20;
   double sweepTolerance = 1e-8, relaxation = 1;
@@ -193,6 +194,13 @@ struct Deck {
   bool hasExplicitSteps() const;
   int numVariables() const { return int(variables.size()); }
   bool isCoupled() const { return !coupled.empty(); }
+  /// The solver and its default parameters when [solver] names none: the direct solver
+  /// for the fourth-order term and coupled systems where kfvm has one and the mesh is
+  /// small enough (directSolverByDefault), GMRES with Jacobi otherwise, and across MPI
+  /// ranks (acrossRanks true: the direct solver runs on one process).
+  std::string defaultSolver(bool acrossRanks) const;
+  /// Across MPI ranks, a default direct solver gives way to GMRES with Jacobi.
+  void defaultSolverAcrossRanks();
   /// The variables' names joined by '-': the stem of the VTK files and collection.
   std::string runName() const {
     std::string name;

@@ -28,7 +28,11 @@ using Space = DeckSpace;
 
 int runDeck(const Deck& read, const RunOptions& options) {
 #ifdef KFVM_DECKS_WITH_MPI
-  if (mpiWorldSize() > 1) return runDeckAcrossRanks(read, options);
+  if (mpiWorldSize() > 1) {
+    Deck acrossRanks = read;
+    acrossRanks.defaultSolverAcrossRanks();
+    return runDeckAcrossRanks(acrossRanks, options);
+  }
 #endif
   Deck deck = read;
   loadDeckMesh(deck);
@@ -81,6 +85,9 @@ void printGmshMesh(const Deck& deck, const Mesh<DeckSpace>& mesh) {
 
 int checkDeck(const Deck& read) {
   Deck deck = read;
+#ifdef KFVM_DECKS_WITH_MPI
+  if (mpiWorldSize() > 1) deck.defaultSolverAcrossRanks();
+#endif
   loadDeckMesh(deck);
   std::optional<Mesh<DeckSpace>> mesh;
   if (!deck.isCartesian()) mesh.emplace(meshOf(deck));

@@ -209,11 +209,15 @@ class Equation:
             return [(-s, t) for s, t in self.parts]
         return self.parts
 
-    def _default_solver(self):
-        # Convection: GMRES with ILU(0). The fourth-order term: GMRES with Jacobi and a
-        # long restart (ILU(0) stalls on its matrix, measured on Cahn-Hilliard 2D).
+    def _default_solver(self, mesh):
+        # The fourth-order term: the direct solver where it is kfvm's default
+        # (_kfvm.direct_solver_by_default), else GMRES with Jacobi and a long restart
+        # (ILU(0) stalls on its matrix, measured on Cahn-Hilliard 2D). Convection: GMRES
+        # with ILU(0).
         kinds = {t.kind for _, t in self.parts}
         if "diffusion4" in kinds:
+            if _kfvm.direct_solver_by_default(mesh.dim, mesh.numberOfCells):
+                return Solver("lu")
             return Solver("gmres", preconditioner="jacobi", restart=50, max_iterations=20000)
         if "convection" in kinds:
             return Solver("gmres", preconditioner="ilu0")
@@ -364,7 +368,7 @@ class Equation:
 
     def _prepare(self, var, solver, explicit, sweeps):
         var = self._variable(var)
-        solver = _solver_of(solver, self._default_solver())
+        solver = _solver_of(solver, self._default_solver(var.mesh))
         key = (id(var), var._constraint_version, solver._key(), explicit, sweeps)
         if self._key != key:
             self._compiled = None
@@ -571,7 +575,11 @@ class CoupledEquation:
             raise _kfvm.Error("unknown time scheme '%s' for a coupled system (known: %s)"
                               % (scheme, ", ".join(_IMPLICIT)))
         variables = self._variables()
-        solver = _solver_of(solver, Solver("gmres", preconditioner="ilu0"))
+        mesh = variables[0].mesh
+        # Coupled systems: the direct solver where it is kfvm's default, else GMRES with
+        # ILU(0).
+        solver = _solver_of(solver, Solver("lu") if _kfvm.direct_solver_by_default(
+            mesh.dim, mesh.numberOfCells) else Solver("gmres", preconditioner="ilu0"))
         key = (tuple(id(v) for v in variables), tuple(v._constraint_version for v in variables),
                solver._key(), sweeps, sweep_tolerance)
         if self._key != key:

@@ -1,12 +1,20 @@
 """Meshes: FiPy's Grid1D, Grid2D and Grid3D on kfvm's Cartesian mesh, and general meshes
 of any cells (GmshMesh from a Gmsh .msh file, UnstructuredMesh from nodes and cells)."""
 
+import os as _os
+
 import numpy as _np
 
 from . import _kfvm
 
 
-def _backend_module(backend):
+def _backend_module(backend, cells=None):
+    """The backend's module: the one named, else KFVM_BACKEND's, else the one placement
+    chooses for this many cells (the build's default when the count is not known)."""
+    if backend is None:
+        from .placement import backend_for
+        backend = backend_for(cells) if cells is not None else \
+            (_os.environ.get("KFVM_BACKEND") or None)
     name = _kfvm.default_backend if backend is None else str(backend)
     if name not in _kfvm.backends:
         raise _kfvm.Error("backend '%s' is not in this build (it has: %s)"
@@ -215,9 +223,12 @@ class _Grid(_Mesh):
 
     def __init__(self, dimension, counts, spacings, backend, coordinates="cartesian",
                  origin=(0.0, 0.0, 0.0), periodic=(False, False, False)):
-        module = _backend_module(backend)
         vertices = [_vertices(n, d, axis) + float(o)
                     for n, d, axis, o in zip(counts, spacings, "xyz", origin)][:dimension]
+        cells = 1
+        for v in vertices:
+            cells *= len(v) - 1
+        module = _backend_module(backend, cells)
         self._vertices = vertices
         padded = [list(v) for v in vertices] + [[] for _ in range(3 - dimension)]
         if coordinates == "cartesian" and not any(periodic):
@@ -359,7 +370,7 @@ class UnstructuredMesh(_General):
 
     def __init__(self, nodes, cells, patches=None, backend=None, convention="centroids",
                  periodic=()):
-        module = _backend_module(backend)
+        module = _backend_module(backend, len(cells) if hasattr(cells, "__len__") else None)
         nodes = _np.asarray(nodes, dtype=float)
         if nodes.ndim != 2 or nodes.shape[1] not in (2, 3):
             raise _kfvm.Error("nodes must have shape (points, 2) or (points, 3), got %s"

@@ -5,6 +5,7 @@
 #include <kfvm_Backends.hpp>
 #include <kfvm_CoupledStepper.hpp>
 #include <kfvm_CoupledSystem.hpp>
+#include <kfvm_DirectSolver.hpp>
 #include <kfvm_Equation.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ExplicitStepper.hpp>
@@ -158,6 +159,8 @@ void bindSharedEquationTypes(py::module_& module) {
       });
 
   module.def("linear_solver_names", &linearSolverNames);
+  module.def("direct_solver_by_default", &directSolverByDefault, py::arg("dimension"),
+             py::arg("cells"));
   module.def("preconditioner_names", &preconditionerNames);
   module.def("convection_scheme_names", &convectionSchemeNames);
 }

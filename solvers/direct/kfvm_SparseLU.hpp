@@ -2,9 +2,9 @@
 #define KFVM_SPARSE_LU_HPP
 
 // A sparse LU factorization on the host, in double precision, behind one small interface
-// with a class per package (KLU and UMFPACK from SuiteSparse, SuperLU): the direct
-// solver's engine (kfvm_DirectSolver.hpp). Each package file is compiled only when its
-// library was found; its header is included there alone.
+// with a class per package (KLU and UMFPACK, both from SuiteSparse): the direct solver's
+// engine (kfvm_DirectSolver.hpp). The package files are compiled only when SuiteSparse
+// was found; its headers are included there alone.
 
 #include <memory>
 #include <string>
@@ -21,10 +21,12 @@ struct HostCsr {
 };
 
 /// What factor() found: fine, or the matrix is singular to working precision (a zero
-/// pivot, or a pivot the package reports as such), with the package's words.
+/// pivot, or a pivot the package reports as such), with the package's words; and
+/// whether the last factorization's pivots were kept.
 struct FactorResult {
   bool ok = true;
   std::string problem;
+  bool reusedPivots = false;
 };
 
 /// Sparse LU of A (rows x rows), symbolic analysis once per structure (analyze), numeric
@@ -35,19 +37,23 @@ class SparseLU {
  public:
   virtual ~SparseLU() = default;
 
-  /// The package's name: "klu", "umfpack" or "superlu".
+  /// The package's name: "klu" or "umfpack".
   virtual std::string package() const = 0;
   /// Fill-reducing ordering and symbolic factorization of the structure of a.
   virtual void analyze(const HostCsr& a) = 0;
-  /// Numeric factorization of a, whose structure is the analyzed one.
-  virtual FactorResult factor(const HostCsr& a) = 0;
+  /// The entries of L and U the analysis predicts (before pivoting), after analyze().
+  virtual double predictedEntries() const = 0;
+  /// Numeric factorization of a, whose structure is the analyzed one. reusePivots: keep
+  /// the row pivots of the last factorization where the package can (KLU's refactor,
+  /// about twice as fast); a fresh partial-pivoting factorization otherwise.
+  virtual FactorResult factor(const HostCsr& a, bool reusePivots) = 0;
   /// Overwrites x (b on entry) with the solution of A x = b.
   virtual void solve(std::vector<double>& x) = 0;
   /// Entries of L and U together (fill), after factor().
   virtual double factorEntries() const = 0;
 };
 
-/// The packages this build has, the default (fastest, perf/RESULTS.md) first.
+/// The packages this build has (empty without SuiteSparse).
 std::vector<std::string> sparseLUPackages();
 
 /// A SparseLU of the package named; a kfvm::Error naming the packages built when it is

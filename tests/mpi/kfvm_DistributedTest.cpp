@@ -11,6 +11,7 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_KokkosCompat.hpp>
+#include <kfvm_SparseLU.hpp>
 
 #include <gtest/gtest.h>
 
@@ -335,6 +336,26 @@ TEST(Distributed, ConditionsOnInnerSidesAndUnsupportedTermsAreErrors) {
   EXPECT_THROW(system.step(phi, 0.1), Error);                  // no equation yet
   EXPECT_THROW(system.setSolver("minres", 1e-8, 100), Error);  // not a Krylov method
   EXPECT_THROW(system.setSolver("cg", 0, 100), Error);
+}
+
+// The direct solver factors on one process: across ranks it is refused when the stepper
+// hands it the distributed operator, naming the solvers that work there.
+TEST(Distributed, TheDirectSolverIsRefusedNamingTheAlternatives) {
+  const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
+  const auto decomposition = Decomposition::balanced(3, {12, 10, 8}, worldSize());
+  DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD);
+  Equation<Space> equation(system.localMesh());
+  equation.transient(1.0).diffusion(1.0);
+  system.setEquation(equation);
+  CellField<Space> phi(system.localMesh(), "phi");
+  const bool haveLU = !Details::sparseLUPackages().empty();
+  expectRefused(
+      [&] {
+        system.setSolver("lu", 1e-8, 10);
+        system.step(phi, 0.1);
+      },
+      haveLU ? std::vector<std::string>{"direct solve on one process", "gmres", "mg"}
+             : std::vector<std::string>{"libsuitesparse-dev"});
 }
 
 }  // namespace

@@ -93,16 +93,28 @@ def active():
 
 def report(file=None):
     """Which equations ran where: a list of dicts (equation, where: 'kfvm' or 'fipy',
-    reason, calls, seconds, compiles), printed as a table to file when given."""
+    reason, calls, seconds, compiles; on kfvm the backend and why that one, the solver
+    of the last solve, and how many solves the direct solver did again,
+    engine().retries listing them), printed as a table to file when given."""
     rows = [dict(entry) for entry in engine().records.values()]
     if file is not None:
-        print("%-6s %6s %9s %8s  %s" % ("where", "calls", "seconds", "compiles", "equation"),
-              file=file)
+        print("%-6s %6s %9s %8s %-8s %-22s %7s  %s" % (
+            "where", "calls", "seconds", "compiles", "backend", "solver", "retries",
+            "equation"), file=file)
         for r in rows:
-            print("%-6s %6d %9.3f %8d  %s%s" % (r["where"], r["calls"], r["seconds"],
-                                                r["compiles"], r["equation"],
-                                                "  [%s]" % r["reason"] if r["reason"] else ""),
-                  file=file)
+            print("%-6s %6d %9.3f %8d %-8s %-22s %7d  %s%s" % (
+                r["where"], r["calls"], r["seconds"], r["compiles"], r["backend"] or "-",
+                r["solver"] or "-", r["retries"], r["equation"],
+                "  [%s]" % r["reason"] if r["reason"] else ""), file=file)
+        whys = sorted({r["backend_why"] for r in rows if r["backend_why"]})
+        for why in whys:
+            print("backend: %s" % why, file=file)
+        for retry in engine().retries[:10]:
+            print("done again by %s (%s): %s stopped: %s" % (
+                retry["direct"], "converged" if retry["converged"] else "NOT converged",
+                retry["failed"], retry["reason"]), file=file)
+        if len(engine().retries) > 10:
+            print("... %d solves done again in all" % len(engine().retries), file=file)
     return rows
 
 
@@ -111,6 +123,7 @@ def reset():
     engine().records.clear()
     engine().compiled.clear()
     engine().timings.clear()
+    engine().retries.clear()
 
 
 def timings():

@@ -326,10 +326,11 @@ class CompiledCoupled(DeviceCopies):
             self.upload(key, field, value.array)
 
 
-def solve_coupled(compiled, translation, dt):
+def solve_coupled(compiled, translation, dt, keep=lambda report: True):
     """One FiPy solve (or sweep: the same, the system being linear in FiPy's form) of
     the coupled system: the unknowns' values and old values up, the answer back into
-    FiPy's variables. Returns kfvm's report."""
+    FiPy's variables unless keep(report) is false (a solve to be done again). Returns
+    kfvm's report."""
     grid = translation.grid
     previous = []
     for v, unknown in enumerate(translation.unknowns):
@@ -344,6 +345,10 @@ def solve_coupled(compiled, translation, dt):
         report = compiled.stepper.solve_steady(compiled.phi)
     else:
         report = compiled.stepper.step_from(compiled.phi, previous, float(dt))
+    if not keep(report):
+        for v in range(len(translation.unknowns)):
+            compiled.last.pop(("phi", v), None)  # the device copy changed
+        return report
     answers = {}
     for v, unknown in enumerate(translation.unknowns):
         answer = grid.cells_from_kfvm(compiled.phi[v].copy_to_numpy())

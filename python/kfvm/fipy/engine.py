@@ -15,8 +15,21 @@ from .conditions import nth_order_conditions, with_conditions
 from .coupled import CompiledCoupled, CoupledTranslation, is_coupled, solve_coupled
 from .device_copies import DeviceCopies
 from .meshes import Untranslatable, mapped_grid
-from .solvers import kfvm_solver_of
+from ..placement import backend_for
+from .solvers import (LU_SOLVES, _lu_parameters, asks_direct, kfvm_solver_of,
+                      retries_with_direct)
 from .translate import Translation, is_plain_cell_variable, leaves
+
+
+def _direct_tolerances(parameters):
+    """(relative, absolute) tolerance of a Krylov solve's parameters, for the direct
+    solve that does it again."""
+    return float(parameters["tolerance"]), float(parameters["absolute_tolerance"])
+
+
+def _placement_why():
+    from ..placement import choice
+    return choice().get("why", "")
 
 
 class ConvergenceWarning(UserWarning):
@@ -129,6 +142,8 @@ class Engine:
         self.records = _OrderedDict()
         self.backend = None
         self.timings = {}
+        self.last = {}  # the backend and solver of the last run, for its record
+        self.retries = []
 
     def _lap(self, part, start):
         now = _time.perf_counter()
@@ -136,12 +151,15 @@ class Engine:
         return now
 
     def record(self, term, var, where, reason, seconds, compiled=False):
+        """Counts a call of the equation: where it ran (and on kfvm, the backend, why
+        that one, and the solver of its last solve)."""
         key = describe(term, var)
         entry = self.records.get(key)
         if entry is None:
             entry = {"equation": key,
                      "where": where, "reason": reason, "calls": 0, "seconds": 0.0,
-                     "compiles": 0}
+                     "compiles": 0, "backend": "", "backend_why": "", "solver": "",
+                     "retries": 0}
             self.records[key] = entry
             first = True
         else:
@@ -150,7 +168,20 @@ class Engine:
         entry["calls"] += 1
         entry["seconds"] += seconds
         entry["compiles"] += int(compiled)
+        if where == "kfvm":
+            entry["backend"] = self.last.get("backend", "")
+            entry["backend_why"] = self.last.get("why", "")
+            entry["solver"] = self.last.get("solver", "")
+            entry["retries"] += self.last.get("retries", 0)
         return first
+
+    def note_retry(self, what, failed, report):
+        """A solve done again by the direct solver (retries_with_direct): what, why, and
+        whether the direct solve converged."""
+        self.retries.append({"equation": what, "failed": failed.solver,
+                             "reason": failed.reason, "direct": report.solver,
+                             "converged": report.converged})
+        self.last["retries"] = self.last.get("retries", 0) + 1
 
     def _cached(self, key, owners, make):
         """The compiled equation of key (made by make() when missing), and whether it was
@@ -190,7 +221,10 @@ class Engine:
             raise Untranslatable("the variable is a %s of rank %s"
                                  % (type(var).__name__, getattr(var, "rank", "?")))
         start = _time.perf_counter()
-        grid = mapped_grid(var.mesh, self.backend)
+        self.last = {}
+        cells = int(var.mesh.numberOfCells)
+        backend = backend_for(cells, asks_direct(solver, var.mesh.dim, cells), self.backend)
+        grid = mapped_grid(var.mesh, backend)
         translation = Translation(term, var, grid)
         if translation.has_transient and dt is None:
             raise Untranslatable("a TransientTerm without dt")
@@ -204,7 +238,7 @@ class Engine:
             kinds.add("indefinite")  # not symmetric positive definite: no CG
         if grid.dim == 3:
             kinds.add("3d")
-        solver_spec = kfvm_solver_of(solver, kinds)
+        solver_spec = kfvm_solver_of(solver, kinds, cells)
         phi_slots, potential_slots, fluxes_applied = nth_order_conditions(
             boundary_conditions, translation, grid)
         slots = with_conditions(_constraints(var, grid), phi_slots)
@@ -212,6 +246,37 @@ class Engine:
         compiled, fresh = self._compiled_for(translation, var, solver_spec, slots,
                                              potential_slots)
         start = self._lap("compile", start)
+        report, start = self._advance(compiled, translation, var, grid, dt, sweep, start)
+        if retries_with_direct(solver_spec[2], report):
+            failed = report
+            compiled.last.pop("phi", None)  # the failed solve changed its device copy
+            direct = ("lu", _lu_parameters(*_direct_tolerances(solver_spec[1]), LU_SOLVES,
+                                            solver_spec[1].get("criterion", "rhs")), "lu")
+            compiled, made = self._compiled_for(translation, var, direct, slots,
+                                                potential_slots)
+            fresh = fresh or made
+            report, start = self._advance(compiled, translation, var, grid, dt, sweep,
+                                          start)
+            self.note_retry(describe(term, var), failed, report)
+        self.last.update({"backend": backend, "why": _placement_why(),
+                          "solver": report.solver})
+        start = self._lap("solve", start)
+        if not report.converged:
+            _warnings.warn("kfvm.fipy: %s did not converge for '%s': %s"
+                           % (report.solver, var.name, report.reason), ConvergenceWarning,
+                           stacklevel=4)
+        for condition in fluxes_applied:
+            condition.boundaryConditionApplied = True  # as FiPy's first build sets it
+        answer = grid.cells_from_kfvm(compiled.phi.copy_to_numpy())
+        compiled.last["phi"] = grid.cells_to_kfvm(answer).copy()
+        var.value = answer.reshape(var.shape)
+        self._lap("transfer", start)
+        return report.initial_residual, fresh
+
+
+    def _advance(self, compiled, translation, var, grid, dt, sweep, start):
+        """Moves the coefficients, phi and its old values to compiled's device copies
+        when they changed, and solves (or sweeps) once. Returns (report, lap start)."""
         compiled.refresh(translation)
         phi = _np.asarray(var.value, dtype=float).reshape(-1)
         compiled.upload("phi", grid.cells_to_kfvm(phi))
@@ -235,18 +300,7 @@ class Engine:
         else:
             report = compiled.stepper.step(compiled.phi, float(dt), "backward-euler")
         start = self._lap("solve", start)
-        if not report.converged:
-            _warnings.warn("kfvm.fipy: %s did not converge for '%s': %s"
-                           % (report.solver, var.name, report.reason), ConvergenceWarning,
-                           stacklevel=4)
-        for condition in fluxes_applied:
-            condition.boundaryConditionApplied = True  # as FiPy's first build sets it
-        answer = grid.cells_from_kfvm(compiled.phi.copy_to_numpy())
-        compiled.last["phi"] = grid.cells_to_kfvm(answer).copy()
-        var.value = answer.reshape(var.shape)
-        self._lap("transfer", start)
-        return report.initial_residual, fresh
-
+        return report, start
 
     def _run_coupled(self, term, var, solver, dt, boundary_conditions):
         """FiPy's eq1 & eq2 (var None) or an equation on a vector variable (var of rank
@@ -254,25 +308,45 @@ class Engine:
         if boundary_conditions:
             raise Untranslatable("it passes boundaryConditions= to a coupled equation")
         start = _time.perf_counter()
+        self.last = {}
         mesh = term._vars[0].mesh if var is None else var.mesh
-        grid = mapped_grid(mesh, self.backend)
+        cells = int(mesh.numberOfCells)
+        backend = backend_for(cells, asks_direct(solver, mesh.dim, cells), self.backend)
+        grid = mapped_grid(mesh, backend)
         translation = CoupledTranslation(term, grid, var)
         if translation.has_transient and dt is None:
             raise Untranslatable("a TransientTerm without dt")
         # A coupled block system is neither symmetric nor definite in general.
         kinds = {"coupled", "indefinite"} | ({"3d"} if grid.dim == 3 else set())
-        name, parameters, _ = kfvm_solver_of(solver, kinds)
+        name, parameters, asked = kfvm_solver_of(solver, kinds, cells)
         slots = [_constraints(u.constrained(), grid) for u in translation.unknowns]
         start = self._lap("translate", start)
         owners = [u.var for u in translation.unknowns]
-        key = (tuple((id(u.var), u.component) for u in translation.unknowns), id(grid),
-               translation.signature, name, tuple(sorted(parameters.items())),
-               tuple(array.tobytes() for slot in slots for array in slot))
-        compiled, fresh = self._cached(key, owners, lambda: CompiledCoupled(
-            translation, grid, name, parameters, slots))
+
+        def compiled_with(name, parameters):
+            key = (tuple((id(u.var), u.component) for u in translation.unknowns), id(grid),
+                   translation.signature, name, tuple(sorted(parameters.items())),
+                   tuple(array.tobytes() for slot in slots for array in slot))
+            return self._cached(key, owners, lambda: CompiledCoupled(
+                translation, grid, name, parameters, slots))
+
+        compiled, fresh = compiled_with(name, parameters)
         start = self._lap("compile", start)
         compiled.refresh(translation)
-        report = solve_coupled(compiled, translation, dt)
+        report = solve_coupled(compiled, translation, dt,
+                               keep=lambda r: not retries_with_direct(asked, r))
+        if retries_with_direct(asked, report):
+            failed = report
+            compiled, made = compiled_with("lu", _lu_parameters(
+                *_direct_tolerances(parameters), LU_SOLVES, parameters.get("criterion",
+                                                                           "rhs")))
+            fresh = fresh or made
+            compiled.refresh(translation)
+            report = solve_coupled(compiled, translation, dt)
+            self.note_retry(", ".join(u.name for u in translation.unknowns) + " (coupled)",
+                            failed, report)
+        self.last.update({"backend": backend, "why": _placement_why(),
+                          "solver": report.solver})
         self._lap("solve", start)
         if not report.converged:
             _warnings.warn("kfvm.fipy: %s did not converge for the coupled system of %s: %s"

@@ -8,26 +8,31 @@ from fipy.solvers.scipy.scipySolver import ScipySolver as _ScipySolver
 
 from .. import _kfvm
 from ..mesh import _backend_module
+from ..placement import backend_for
 from .meshes import Untranslatable
 
-#: kfvm has no direct solver: FiPy's LU (which refines to round-off) is GMRES with
-#: ILU(0) to this relative residual.
-LU_TOLERANCE = 1e-10
-#: The iterations allowed for FiPy's LU, whose own count is of refinement steps.
-LU_ITERATIONS = 2000
-#: A tighter tolerance asked of FiPy's LU goes down to this one: below it round-off
-#: stalls a Krylov method (FiPy's tanh1D asks 1e-15, which GMRES reaches at ~2e-15).
-LU_FLOOR = 1e-13
+#: FiPy's LU refines its answer at most this many times (its own limit).
+LU_SOLVES = 10
+#: Where a Krylov method stands in for FiPy's default solver (an LU), it solves to this
+#: relative residual, far below any tolerance a script sweeps to, with this many
+#: iterations; a solve that misses it is done again by the direct solver.
+STAND_IN_TOLERANCE = 1e-10
+STAND_IN_ITERATIONS = 2000
 
 
-def _lu_preconditioner(method, kinds):
+def _stand_in_preconditioner(method, kinds):
     if method != "gmres" or {"indefinite", "3d"} <= kinds:
         return "jacobi"
     return "ilu0"
 
 
-def _lu_tolerance(tolerance):
-    return min(max(float(tolerance), LU_FLOOR), LU_TOLERANCE)
+def _lu_parameters(tolerance, absolute, iterations, criterion):
+    """kfvm's "lu" for FiPy's LU: its tolerance by its criterion, and its refinements."""
+    return {"tolerance": repr(float(tolerance)),
+            "absolute_tolerance": repr(float(absolute)),
+            "max_iterations": str(max(1, min(int(iterations), LU_SOLVES))),
+            "preconditioner": "none",
+            "criterion": criterion}
 
 
 #: kfvm's method for each of FiPy's solver classes, by class name (the same names in
@@ -67,52 +72,73 @@ def _parameters(method, tolerance, absolute, iterations, preconditioner, criteri
     return parameters
 
 
-def kfvm_solver_of(solver, kinds):
-    """(kfvm solver name, parameters, criterion) standing for a FiPy solver object at the
-    equation level: the same method, tolerance (FiPy's default criterion, relative to
-    the right-hand side; 'initial', relative to the initial residual; or 'unscaled'),
-    iterations and preconditioner. FiPy's LU is GMRES to LU_TOLERANCE or tighter, by
-    the right-hand side or the initial residual as its criterion says. None (FiPy's
-    default, an LU) is CG, or GMRES with ILU(0) for convection, coupled systems, the
-    fourth-order term or a negative diffusion coefficient ('indefinite' in kinds), to
-    LU_TOLERANCE; in 3D
-    ('3d') the last two take Jacobi (faster there: 0.19 against 0.29 s a step on FiPy's
-    Cahn-Hilliard at 32^3 on one core, and ILU(0)'s triangular solves are slowest on
-    GPUs), in 1D and 2D ILU(0) (Jacobi-GMRES does not reach 1e-10 in 2000 iterations
-    on FiPy's tanh1D and input4thOrder1D)."""
+def _criterion_of(criterion, tolerance, what):
+    """(relative tolerance, absolute tolerance, kfvm criterion) for FiPy's criterion
+    name at the equation level, where kfvm assembles the matrix."""
+    if criterion in ("default", "RHS", "legacy"):
+        return tolerance, 0.0, "rhs"
+    if criterion == "initial":
+        return tolerance, 0.0, "initial"
+    if criterion == "unscaled":
+        return 0.0, tolerance, "rhs"
+    raise Untranslatable("its %s's criterion '%s' (kfvm's equation level takes 'default', "
+                         "'RHS', 'legacy', 'initial' and 'unscaled')" % (what, criterion))
+
+
+def asks_direct(solver, dim, cells):
+    """Whether kfvm solves with the direct solver for this FiPy solver object: FiPy's LU
+    always; None (FiPy's default, its LU) where the direct solver is kfvm's default
+    (_kfvm.direct_solver_by_default: this build has it, and the mesh is small enough
+    for its fill)."""
     if solver is None:
+        return _kfvm.direct_solver_by_default(dim, cells)
+    return _method_of(solver) == "lu"
+
+
+def default_solver(kinds, cells):
+    """(name, parameters) of kfvm's stand-in for FiPy's default solver (its LU, with
+    FiPy's default tolerance): the direct solver (asks_direct), or, on larger meshes, CG
+    (GMRES for convection, coupled systems, the fourth-order term or a negative
+    diffusion coefficient: 'indefinite' in kinds) to STAND_IN_TOLERANCE, which
+    Engine.run checks and hands to the direct solver when missed."""
+    if not asks_direct(None, 3 if "3d" in kinds else 2, cells):
         method = "gmres" if kinds & {"convection", "indefinite", "coupled"} else "cg"
-        return method, _parameters(method, LU_TOLERANCE, 0.0, LU_ITERATIONS,
-                                   _lu_preconditioner(method, kinds)), "default"
+        return method, _parameters(method, STAND_IN_TOLERANCE, 0.0, STAND_IN_ITERATIONS,
+                                   _stand_in_preconditioner(method, kinds))
+    return "lu", _lu_parameters(1e-5, 0.0, LU_SOLVES, "rhs")
+
+
+def kfvm_solver_of(solver, kinds, cells):
+    """(kfvm solver name, parameters, what was asked) standing for a FiPy solver object
+    at the equation level: the same method, tolerance (by FiPy's criterion: the default,
+    relative to the right-hand side; 'initial', relative to the initial residual; or
+    'unscaled'), iterations and preconditioner. FiPy's LU is kfvm's direct solver with
+    FiPy's tolerance and at most LU_SOLVES solves; None (FiPy's default, an LU) is
+    default_solver(). What was asked: 'lu', 'default' or the Krylov method's name."""
+    if solver is None:
+        name, parameters = default_solver(kinds, cells)
+        return name, parameters, "default"
     method = _method_of(solver)
     if method is None:
         raise Untranslatable("its solver is a %s" % type(solver).__name__)
-    criterion = getattr(solver, "criterion", "default")
-    tolerance = float(solver.tolerance)
+    relative, absolute, criterion = _criterion_of(getattr(solver, "criterion", "default"),
+                                                  float(solver.tolerance), "solver")
     iterations = int(solver.iterations)
     if method == "lu":
-        if criterion not in ("default", "RHS", "initial"):
-            raise Untranslatable("its solver is FiPy's LU with criterion '%s' (kfvm, which "
-                                 "has no direct solver, stands in for an LU with the "
-                                 "right-hand side or initial criterion)" % criterion)
-        return "gmres", _parameters(
-            "gmres", _lu_tolerance(tolerance), 0.0, LU_ITERATIONS,
-            _lu_preconditioner("gmres", kinds),
-            "initial" if criterion == "initial" else "rhs"), criterion
-    kfvm_criterion = "rhs"
-    if criterion in ("default", "RHS", "legacy"):
-        relative, absolute = tolerance, 0.0
-    elif criterion == "initial":
-        relative, absolute, kfvm_criterion = tolerance, 0.0, "initial"
-    elif criterion == "unscaled":
-        relative, absolute = 0.0, tolerance
-    else:
-        raise Untranslatable("its solver's criterion '%s' (kfvm's equation level takes "
-                             "'default', 'RHS', 'legacy', 'initial' and 'unscaled')"
-                             % criterion)
+        return "lu", _lu_parameters(relative, absolute, iterations, criterion), "lu"
     precon = _preconditioner_of(getattr(solver, "preconditioner", None))
     return method, _parameters(method, relative, absolute, iterations, precon,
-                               kfvm_criterion), criterion
+                               criterion), method
+
+
+def retries_with_direct(asked, report):
+    """Whether a solve that did not converge is done again by the direct solver: a
+    Krylov method standing in for FiPy's default solver (an LU), or a breakdown of any
+    Krylov method (a division by zero inside it, which FiPy's own method need not meet
+    at the same step)."""
+    if report.converged or report.solver.startswith("lu"):
+        return False
+    return asked == "default" or "breakdown" in report.reason
 
 
 def _backend():
@@ -134,6 +160,7 @@ class _KfvmSolver(_ScipySolver):
         self.backend = backend if backend is not None else _backend()
         self._system = None
         self._system_key = None
+        self._direct = None  # "lu", for a breakdown (retries_with_direct)
         self.last_report = None
 
     def _target(self, L, x, b):
@@ -165,19 +192,18 @@ class _KfvmSolver(_ScipySolver):
             precon = _preconditioner_of(self.preconditioner)
         except Untranslatable as e:
             raise _kfvm.Error("kfvm.fipy: %s" % e) from None
-        if method == "lu":
-            method, iterations, precon = "gmres", LU_ITERATIONS, "ilu0"
         if target is None:
-            tolerance = _lu_tolerance(self.tolerance) if self._method == "lu" \
-                else float(self.tolerance)
-            parameters = _parameters(method, tolerance, self.absolute_tolerance,
-                                     iterations, precon)
+            relative, absolute = float(self.tolerance), float(self.absolute_tolerance)
         else:
-            parameters = _parameters(method, 0.0, max(target, self.absolute_tolerance,
-                                                      1e-300), iterations, precon)
+            relative, absolute = 0.0, max(target, self.absolute_tolerance, 1e-300)
+        if method == "lu":
+            parameters = _lu_parameters(relative, absolute, iterations, "rhs")
+        else:
+            parameters = _parameters(method, relative, absolute, iterations, precon)
         key = (method, tuple(sorted(parameters.items())))
         if self._system is None or self._system_key != key:
-            self._system = _backend_module(self.backend).CsrSystem(method, parameters)
+            backend = backend_for(L.shape[0], direct=method == "lu", named=self.backend)
+            self._system = _backend_module(backend).CsrSystem(method, parameters)
             self._system_key = key
         b = _np.asarray(b, dtype=float)
         data = L.data
@@ -185,8 +211,21 @@ class _KfvmSolver(_ScipySolver):
             # FiPy's steady diffusion matrix is negative definite: CG solves -L x = -b.
             data, b = -data, -b
         self._system.set_matrix(L.shape[0], L.indptr, L.indices, data)
-        x = _np.array(x, dtype=float, copy=True)
+        x0 = _np.array(x, dtype=float, copy=True)
+        x = x0.copy()
         report = self._system.solve(b, x)
+        if retries_with_direct(self._method, report):
+            if self._direct is None:
+                self._direct = _backend_module(backend_for(
+                    L.shape[0], direct=True, named=self.backend)).CsrSystem(
+                    "lu", _lu_parameters(relative, absolute, LU_SOLVES, "rhs"))
+            self._direct.set_matrix(L.shape[0], L.indptr, L.indices, data)
+            failed = report
+            x = x0.copy()
+            report = self._direct.solve(b, x)
+            from .engine import engine  # the record report() shows
+            engine().note_retry("%s (the solver level)" % type(self).__name__, failed,
+                                report)
         self.last_report = report
         self._setConvergence(suite="scipy", code=0 if report.converged else 1,
                              actual_code=0 if report.converged else report.iterations,
@@ -213,9 +252,8 @@ LinearBicgstabSolver = _solver_class("LinearBicgstabSolver", "bicgstab",
                                      "BiCGStab on kfvm.")
 LinearLUSolver = _solver_class(
     "LinearLUSolver", "lu",
-    "FiPy's LU's place: kfvm has no direct solver (multigrid comes with kfvm's "
-    "multigrid), so this is GMRES with ILU(0) to a relative residual of 1e-10, FiPy's "
-    "legacy LU tolerance (or the tolerance given, when smaller).")
+    "FiPy's LU on kfvm: the direct solver 'lu' (a sparse LU on the host), with FiPy's "
+    "tolerance and at most 10 solves of iterative refinement, as FiPy's.")
 DefaultSolver = LinearLUSolver
 DefaultAsymmetricSolver = LinearLUSolver
 GeneralSolver = LinearLUSolver

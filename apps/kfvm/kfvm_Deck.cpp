@@ -3,9 +3,9 @@
 #include "kfvm_DeckTableReader.hpp"
 #include "kfvm_Expression.hpp"
 
-#include <kfvm_DirectSolver.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_SchemeNames.hpp>
+#include <kfvm_SparseLU.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,8 @@ needed, and recorded (``$KFVM_PLACEMENT_FILE``, else ``~/.cache/kfvm/placement.j
 keyed by the module's file and the machine): implicit diffusion steps solved by CG on a
 2D grid of growing size, on both backends, until the default one is the faster. A
 direct solve factors on the host whatever the mesh's backend, so it always takes the
-host backend. ``KFVM_BACKEND`` names the backend outright (and ``KFVM_FIPY_BACKEND``
+host backend. ``KFVM_PLACEMENT_CROSSOVER`` gives the crossover instead (cells, or
+'never'); ``KFVM_BACKEND`` names the backend outright (and ``KFVM_FIPY_BACKEND``
 for kfvm.fipy); ``choice()`` says what was chosen and why.
 """
 
@@ -107,12 +108,25 @@ def measure(host, default):
 
 
 def crossover():
-    """The recorded crossover in cells for this build and machine (measured and recorded
-    now when there is none); None when the default backend never won, or when the build
-    has one backend."""
+    """The crossover in cells for this build and machine: KFVM_PLACEMENT_CROSSOVER's
+    (cells, or 'never'), else the recorded one (measured and recorded now when there is
+    none); None when the default backend never won, or when the build has one backend."""
     host, default = candidates()
     if host == default:
         return None
+    given = _os.environ.get("KFVM_PLACEMENT_CROSSOVER")
+    if given:
+        if given == "never":
+            return None
+        try:
+            cells = int(given)
+        except ValueError:
+            raise _kfvm.Error("KFVM_PLACEMENT_CROSSOVER must be a number of cells or "
+                              "'never', got %r" % given) from None
+        if cells < 0:
+            raise _kfvm.Error("KFVM_PLACEMENT_CROSSOVER must not be negative, got %d"
+                              % cells)
+        return cells
     records = _read()
     key = _key()
     entry = records.get(key)

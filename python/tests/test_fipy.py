@@ -651,3 +651,36 @@ def test_fourth_order_cell_coefficients_give_fipys_answer_with_its_face_means():
     assert relative(fipy_answer, start) > 1e-3  # the steps moved it
     assert relative(fipy_answer, kfvm_answer(True)) < 1e-10
     assert relative(fipy_answer, kfvm_answer(False)) > 1e-6
+
+
+def test_a_stand_in_that_misses_is_solved_again_by_the_direct_solver(monkeypatch):
+    """Where a Krylov method stands in for FiPy's default solver (its LU) and misses its
+    tolerance, the direct solver solves the system again before the sweep returns: the
+    answer is FiPy's LU's, and report() says so. The stand-in is forced here (one GMRES
+    iteration, the direct solver not the default at this size)."""
+    import kfvm.fipy.solvers as translated
+    monkeypatch.setattr(translated, "STAND_IN_ITERATIONS", 1)
+    monkeypatch.setattr(translated._kfvm, "direct_solver_by_default", lambda dim, cells: False)
+    answers = []
+    for on in (False, True):
+        (kf.activate if on else kf.deactivate)()
+        kf.reset()
+        mesh = Grid2D(nx=12, ny=10, dx=1.0, dy=1.0)
+        c = CellVariable(mesh=mesh, hasOld=True,
+                         value=0.5 + 0.05 * np.sin(np.arange(mesh.numberOfCells) * 1.3))
+        second = 1 - 6 * c.arithmeticFaceValue * (1 - c.arithmeticFaceValue)  # f''(c)
+        eq = (fterms.TransientTerm() == fterms.DiffusionTerm(coeff=second)
+              - fterms.DiffusionTerm(coeff=(1.0, 1.0)))
+        c.updateOld()
+        for _ in range(2):
+            eq.sweep(var=c, dt=1.0)
+        answers.append(np.array(c.value))
+    kf.activate()
+    assert relative(answers[0], answers[1]) < 1e-9
+    [entry] = kf.report()
+    assert entry["where"] == "kfvm" and entry["retries"] == 2, entry
+    assert entry["solver"].startswith("lu"), entry
+    from kfvm.fipy.engine import engine
+    retries = engine().retries
+    assert len(retries) == 2 and all(r["converged"] for r in retries)
+    assert retries[0]["failed"].startswith("gmres") and "iteration" in retries[0]["reason"]

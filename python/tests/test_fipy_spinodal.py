@@ -19,12 +19,13 @@ LINE = re.compile(r"^try +(\d+) (accepted|rejected) +t (\S+) dt (\S+) residuals 
                   r"(\S+) energy (\S+)$")
 
 
-def _run(mesh, on_kfvm):
+def _run(mesh, on_kfvm, solver="lu"):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([FIPY_PATH] + sys.path),
                KFVM_FIPY_REPORT="1", FIPY_SOLVERS="scipy", FIPY_VIEWERS="dummy")
     env.pop("KFVM_FIPY_QUIET", None)
     command = [sys.executable] + (["-m", "kfvm.fipy"] if on_kfvm else []) + [
-        str(SCRIPT), "--mesh", mesh, "--n", "24", "--dt", "0.5", "--tolerance", "3e-5"]
+        str(SCRIPT), "--mesh", mesh, "--n", "24", "--dt", "0.5", "--tolerance", "3e-5",
+        "--solver", solver]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     tries = [LINE.match(line).groups() for line in done.stdout.splitlines()
@@ -32,10 +33,14 @@ def _run(mesh, on_kfvm):
     return tries, done.stderr
 
 
+@pytest.mark.parametrize("solver", ["lu", "default"])
 @pytest.mark.parametrize("mesh", ["bounded", "periodic", "joined"])
-def test_the_run_follows_fipys(mesh):
-    alone, _ = _run(mesh, False)
-    kfvm, report = _run(mesh, True)
+def test_the_run_follows_fipys(mesh, solver):
+    """FiPy's LU named, and no solver named (FiPy's default, its LU in the scipy suite;
+    kfvm's default for this size, its direct solver): dt from 0.5 down to 0.2 and up to
+    1 on each mesh, with the same steps rejected."""
+    alone, _ = _run(mesh, False, solver)
+    kfvm, report = _run(mesh, True, solver)
     assert "runs on FiPy" not in report, report  # every sweep on kfvm
     assert re.search(r"kfvm .* lu \((klu|umfpack)\)", report), report  # the direct solver
     assert "done again" not in report

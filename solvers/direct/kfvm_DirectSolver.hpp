@@ -63,17 +63,6 @@ class DirectSolver final : public LinearSolver<ExecSpace> {
   typename DeviceView<Real*, ExecSpace>::HostMirror valuesHost_;
 };
 
-/// Names the direct solver answers to ("lu", "direct").
-std::vector<std::string> directSolverNames();
-
-/// Whether the direct solver is kfvm's default for a system on one process that Krylov
-/// methods find hard at large dt (the fourth-order term, coupled systems; in kfvm.fipy
-/// every system, standing for FiPy's LU): when this build has it, and the mesh is small
-/// enough for a sparse LU's fill to cost less than Krylov iterations (at most
-/// directDefaultCells(dimension) cells). Decks, the Python API and kfvm.fipy ask here.
-bool directSolverByDefault(int dimension, long long cells);
-long long directDefaultCells(int dimension);
-
 }  // namespace kfvm
 
 #endif

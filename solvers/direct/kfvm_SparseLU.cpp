@@ -31,3 +31,22 @@ std::unique_ptr<SparseLU> makeSparseLU(const std::string& package) {
 }
 
 }  // namespace kfvm::Details
+
+namespace kfvm {
+
+std::vector<std::string> directSolverNames() {
+  return {"lu", "direct"};
+}
+
+long long directDefaultCells(int dimension) {
+  // The fill of a nested-dissection-like ordering grows as n log n in 2D and n^(4/3) in
+  // 3D; these bounds keep a factorization of the fourth-order term within seconds and a
+  // few GB (perf/RESULTS.md).
+  return dimension <= 2 ? 250000 : 30000;
+}
+
+bool directSolverByDefault(int dimension, long long cells) {
+  return !Details::sparseLUPackages().empty() && cells <= directDefaultCells(dimension);
+}
+
+}  // namespace kfvm

@@ -8,6 +8,7 @@
 
 #include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_SparseLU.hpp>
 
 #include <gtest/gtest.h>
 
@@ -326,6 +327,38 @@ TEST(Deck, SolverParametersAndAdaptiveSettingsAreReadAsGiven) {
   EXPECT_EQ(deck.adaptiveOptions.maxRejections, 7);
   EXPECT_EQ(deck.adaptiveOptions.integral, AdaptiveOptions().integral);
   std::remove(path.c_str());
+}
+
+// Without [solver] name, a fourth-order or coupled deck on one process solves with the
+// direct solver while the mesh is small enough for its fill (directSolverByDefault),
+// GMRES with Jacobi above that and across MPI ranks; a named solver stays.
+TEST(Deck, HardSystemsDefaultToTheDirectSolverWhileItFits) {
+  const auto deckOf = [](int cells, const std::string& solver) {
+    return "[mesh]\ndimension = 2\ncells = [" + std::to_string(cells) + ", " +
+           std::to_string(cells) +
+           "]\nlength = [1.0, 1.0]\n"
+           "[equation]\ntransient = 1.0\n"
+           "higher_order = { mobility = 1.0, kappa = 1.0, potential = [0.0, -1.0, 0.0, "
+           "1.0] }\n" +
+           solver + "[time]\ndt = 0.01\nsteps = 1\n";
+  };
+  const bool built = !Details::sparseLUPackages().empty();
+  const std::string small = writeDeck("small.toml", deckOf(64, ""));
+  Deck deck = readDeck(small, {"upwind"});
+  EXPECT_EQ(deck.solver, built ? "lu" : "gmres");
+  EXPECT_EQ(deck.solverParameters.getString("preconditioner", ""),
+            built ? "none" : "jacobi");
+  deck.defaultSolverAcrossRanks();
+  EXPECT_EQ(deck.solver, "gmres");
+  EXPECT_EQ(deck.solverParameters.getString("preconditioner", ""), "jacobi");
+  const std::string large = writeDeck("large.toml", deckOf(600, ""));
+  EXPECT_EQ(readDeck(large, {"upwind"}).solver, "gmres");  // 360000 cells > 250000
+  const std::string named =
+      writeDeck("named.toml", deckOf(64, "[solver]\nname = \"cg\"\n"));
+  Deck chosen = readDeck(named, {"upwind"});
+  chosen.defaultSolverAcrossRanks();
+  EXPECT_EQ(chosen.solver, "cg");
+  for (const auto& path : {small, large, named}) std::remove(path.c_str());
 }
 
 // [time] schedule: the entry without steps takes what the others leave of a run to

@@ -3,7 +3,8 @@ Cahn-Hilliard in FiPy's own style, with a residual-controlled time step.
 
     dc/dt = div(M f''(c) grad c) - div(M grad(kappa lap c)),  f = (c (1 - c))^2 / 2
 
-FiPy's LU solves each sweep (LinearLUSolver); a step makes three sweeps, and is
+FiPy's LU solves each sweep (LinearLUSolver; --solver default names none, so FiPy,
+and kfvm.fipy, choose); a step makes three sweeps, and is
 accepted when the sweeps' residual falls (the third below the first, and below
 --tolerance):
 then dt grows by 10%; otherwise the step is rejected, c goes back to its old values
@@ -33,6 +34,8 @@ parser.add_argument("--until-dt", type=float, default=1.0)
 parser.add_argument("--steps", type=int, default=1000, help="tries at most")
 parser.add_argument("--dt", type=float, default=0.01, help="the first dt")
 parser.add_argument("--seed", type=int, default=2026)
+parser.add_argument("--solver", choices=("lu", "default"), default="lu",
+                    help="FiPy's LinearLUSolver, or no solver named (FiPy's default)")
 parser.add_argument("--tolerance", type=float, default=1e-3,
                     help="the third sweep's residual must fall below it")
 args = parser.parse_args()
@@ -53,7 +56,7 @@ c = CellVariable(mesh=mesh, name="c", hasOld=True,
                  value=0.5 + 0.05 * (2 * rng.random_sample(mesh.numberOfCells) - 1))
 second = M * (1 - 6 * c.arithmeticFaceValue * (1 - c.arithmeticFaceValue))  # M f''(c)
 eq = TransientTerm() == DiffusionTerm(coeff=second) - DiffusionTerm(coeff=(M, kappa))
-solver = LinearLUSolver()
+solver = LinearLUSolver() if args.solver == "lu" else None
 
 
 def free_energy():

@@ -273,7 +273,6 @@ class Engine:
         self._lap("transfer", start)
         return report.initial_residual, fresh
 
-
     def _advance(self, compiled, translation, var, grid, dt, sweep, start):
         """Moves the coefficients, phi and its old values to compiled's device copies
         when they changed, and solves (or sweeps) once. Returns (report, lap start)."""

@@ -282,7 +282,8 @@ TEST(Distributed, AdaptiveStepsEqualTheOneProcessSteps) {
   ASSERT_TRUE(report.completed) << report.reason;
   EXPECT_EQ(report.steps, expected.steps);
   EXPECT_EQ(report.rejected, expected.rejected);
-  EXPECT_NEAR(report.smallestDt, expected.smallestDt, 1e-9 * expected.smallestDt);
+  EXPECT_NEAR(report.smallestDt, expected.smallestDt,
+              tolerance(1e-9) * expected.smallestDt);
   const auto values =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
   const auto ids = system.localGlobalIds();

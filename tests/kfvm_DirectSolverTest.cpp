@@ -180,8 +180,7 @@ TEST(DirectSolver, ConstraintsAndAPeriodicAxisGiveTheExactLinearProfile) {
   CellField<Space> phi(mesh, "phi");
   const auto report = stepper.solveSteady(phi);
   ASSERT_TRUE(report.converged) << report.reason;
-  const auto host = phi.toHost();
-  const std::vector<double> values(host.begin(), host.end());
+  const auto values = toHost(phi.values());
   std::vector<double> exact(values.size());
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) exact[std::size_t(i + nx * j)] = (i + 0.5) / nx;
@@ -208,9 +207,8 @@ TEST(DirectSolver, KeepsItsAnalysisWhileTheStructureHolds) {
     std::vector<std::vector<double>> dense(A.size());
     for (std::size_t i = 0; i < A.size(); ++i) dense[i].assign(A[i].begin(), A[i].end());
     // The report's first residual is the refilled matrix's at the last answer.
-    const auto rhsHost = toHost(rhs), xHost = toHost(x);
-    const std::vector<double> b(rhsHost.begin(), rhsHost.end());
-    const std::vector<double> x0(xHost.begin(), xHost.end());
+    const auto b = toHost(rhs);
+    const auto x0 = toHost(x);
     double initial = 0;
     for (std::size_t i = 0; i < dense.size(); ++i) {
       double r = b[i];

@@ -4,9 +4,10 @@
 # Compiles through ccache when it is installed (KFVM_CCACHE=0 turns that off), with
 # CCACHE_BASEDIR at this checkout, so that a build in another clone of the same sources
 # (CI's) hits the cache this one filled; the cache itself is ccache's (outside the clone).
+# KFVM_INSTALL_DEPS=0 skips scripts/install-deps.sh (a machine that is not Debian's).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/install-deps.sh"
+if [ "${KFVM_INSTALL_DEPS:-1}" != 0 ]; then "$root/scripts/install-deps.sh"; fi
 build="${KFVM_BUILD_DIR:-$root/build}"
 launcher=()
 if [ "${KFVM_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then

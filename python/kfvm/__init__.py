@@ -20,13 +20,11 @@ interpreter exit, after the last object that holds device memory.
 
 import atexit as _atexit
 
-try:
-    from . import _kfvm
-except ImportError as _error:  # the package's sources without the built extension
-    raise ImportError("kfvm's extension module _kfvm is not built next to %s: build kfvm "
-                      "(scripts/build.sh) and use PYTHONPATH=build/python, or cmake --install"
-                      % __path__[0]) from _error
-from ._kfvm import Error, Polynomial, StepReport, BoundaryCondition
+# kfvm._kfvm, the C++ library, stands in until first use: then the build's module, or
+# its host module for a small problem on a device build (kfvm/_extension.py).
+from . import _extension
+from ._extension import module as _kfvm
+from ._errors import Error, ConvergenceError
 from .mesh import (Grid1D, Grid2D, Grid3D, CylindricalGrid1D, CylindricalGrid2D,
                    SphericalGrid1D, PeriodicGrid1D, PeriodicGrid2D, PeriodicGrid2DLeftRight,
                    PeriodicGrid2DTopBottom, PeriodicGrid3D, GmshMesh, Gmsh2D, Gmsh3D,
@@ -50,7 +48,7 @@ from .terms import (
     MinmodConvectionTerm,
     SuperbeeConvectionTerm,
 )
-from .equation import Equation, CoupledEquation, ConvergenceError
+from .equation import Equation, CoupledEquation
 from .solvers import Solver
 from .output import (
     write_vtk,
@@ -65,13 +63,22 @@ from .output import (
     ResourceWatch,
 )
 
-__version__ = _kfvm.version
-#: The backends of this build (Kokkos execution spaces), e.g. ["Cuda", "OpenMP", "Serial"].
-backends = list(_kfvm.backends)
-#: The backend meshes use unless told otherwise: Kokkos' default execution space.
-default_backend = _kfvm.default_backend
-#: "float64" or "float32": the floating-point type of this build (KFVM_REAL_TYPE).
-real_type = _kfvm.real_type
+#: Names read from the loaded module (loading the build's module if none is): the
+#: version; the backends of this build (Kokkos execution spaces, e.g. ["Cuda",
+#: "Serial"]); the backend meshes use unless told otherwise (Kokkos' default execution
+#: space); "float64" or "float32", the build's floating-point type (KFVM_REAL_TYPE);
+#: and the backend-free types.
+_FROM_MODULE = {"__version__": "version", "backends": "backends",
+                "default_backend": "default_backend", "real_type": "real_type",
+                "Polynomial": "Polynomial", "StepReport": "StepReport",
+                "BoundaryCondition": "BoundaryCondition"}
+
+
+def __getattr__(name):
+    if name in _FROM_MODULE:
+        value = getattr(_kfvm, _FROM_MODULE[name])
+        return list(value) if name == "backends" else value
+    raise AttributeError("module 'kfvm' has no attribute %r" % name)
 
 
 def initialize(num_threads=None, device_id=None):
@@ -123,4 +130,4 @@ def convection_scheme_names():
 
 # At exit the module lets go of Kokkos; it is finalized then, or when the last object
 # still holding device memory goes (kfvm/src/kfvm_PySession.hpp).
-_atexit.register(_kfvm.release)
+_atexit.register(_extension.release)

@@ -4,19 +4,12 @@ solved on the device."""
 import numpy as _np
 
 from . import _kfvm
+from ._errors import ConvergenceError, Error
 from .solvers import Solver, _solver_of
 from .variables import CellVariable, FaceVariable
 
 _EXPLICIT = {"forward-euler": "forward-euler", "fe": "forward-euler", "rk2": "rk2"}
 _IMPLICIT = ("backward-euler", "be", "crank-nicolson", "cn")
-
-
-class ConvergenceError(_kfvm.Error):
-    """A solve, sweep or step that did not converge; .report is its kfvm.StepReport."""
-
-    def __init__(self, report):
-        super().__init__("%s did not converge: %s" % (report.solver, report.reason))
-        self.report = report
 
 
 def _scaled(poly, scale):
@@ -44,7 +37,7 @@ class _Coefficient:
     def add(self, scale, coeff):
         if isinstance(coeff, _kfvm.Polynomial):
             if self.polynomial is not None:
-                raise _kfvm.Error("%s: one Polynomial per equation" % self.kind)
+                raise Error("%s: one Polynomial per equation" % self.kind)
             self.polynomial = _scaled(coeff, scale)
         elif isinstance(coeff, (CellVariable, FaceVariable)):
             self.fields.append((scale, coeff))
@@ -52,10 +45,10 @@ class _Coefficient:
             try:
                 value = float(coeff)
             except (TypeError, ValueError):
-                raise _kfvm.Error("%s: coefficient %r is not a number, field or Polynomial"
+                raise Error("%s: coefficient %r is not a number, field or Polynomial"
                                   % (self.kind, coeff)) from None
             if not _np.isfinite(value):
-                raise _kfvm.Error("%s: coefficient %r is not finite" % (self.kind, value))
+                raise Error("%s: coefficient %r is not finite" % (self.kind, value))
             self.constant += scale * value
         else:
             self.arrays.append((scale, _np.asarray(coeff, dtype=float)))
@@ -68,17 +61,17 @@ class _Coefficient:
         """What the C++ Equation takes: a number, a Polynomial, or a (C++) field."""
         if self.polynomial is not None:
             if self.fields or self.arrays:
-                raise _kfvm.Error("%s: a Polynomial cannot be added to fields" % self.kind)
+                raise Error("%s: a Polynomial cannot be added to fields" % self.kind)
             return _plus_constant(self.polynomial, self.constant)
         if not self.fields and not self.arrays:
             return self.constant
         kinds = {type(v) for _, v in self.fields}
         if len(kinds) > 1:
-            raise _kfvm.Error("%s: cell and face coefficients cannot be added" % self.kind)
+            raise Error("%s: cell and face coefficients cannot be added" % self.kind)
         face = kinds == {FaceVariable}
         for _, v in self.fields:
             if v.mesh is not mesh:
-                raise _kfvm.Error("%s: coefficient '%s' belongs to another mesh"
+                raise Error("%s: coefficient '%s' belongs to another mesh"
                                   % (self.kind, v.name))
         if len(self.fields) == 1 and not self.arrays and self.constant == 0 and self.fields[0][0] == 1.0:
             return self.fields[0][1]._field  # the variable itself: its changes are seen
@@ -88,7 +81,7 @@ class _Coefficient:
         parts = [(s, v._field) for s, v in self.fields]
         for s, array in self.arrays:
             if array.shape != (size,):
-                raise _kfvm.Error("%s: a coefficient array needs %d values, got shape %s"
+                raise Error("%s: a coefficient array needs %d values, got shape %s"
                                   % (self.kind, size, array.shape))
             static = make(mesh._cpp, "kfvm::python::" + self.kind + "::array", 0.0)
             static.assign(array)
@@ -105,7 +98,7 @@ class _Coefficient:
         """build(), for a term that takes no Polynomial (refusal says so)."""
         value = self.build(mesh, compiled)
         if isinstance(value, _kfvm.Polynomial):
-            raise _kfvm.Error(refusal)
+            raise Error(refusal)
         return value
 
 
@@ -114,13 +107,13 @@ def _field_of(coefficient, mesh, compiled, face):
     everywhere."""
     value = coefficient.build(mesh, compiled)
     if isinstance(value, _kfvm.Polynomial):
-        raise _kfvm.Error("%s: a Polynomial is not supported" % coefficient.kind)
+        raise Error("%s: a Polynomial is not supported" % coefficient.kind)
     if isinstance(value, float):
         make = mesh._module.FaceField if face else mesh._module.CellField
         value = make(mesh._cpp, "kfvm::python::" + coefficient.kind, value)
         compiled.keep.append(value)
     elif any(isinstance(v, FaceVariable) for _, v in coefficient.fields) != face:
-        raise _kfvm.Error("the fourth-order DiffusionTerm takes D and kappa both per cell "
+        raise Error("the fourth-order DiffusionTerm takes D and kappa both per cell "
                           "or both per face")
     return value
 
@@ -134,11 +127,11 @@ def _set_diffusion_tensor(cpp, mesh, tensor):
         return
     cells, faces = mesh.numberOfCells, mesh.numberOfFaces
     if tensor.ndim != 3 or tensor.shape[:2] != (dim, dim) or tensor.shape[2] not in (cells, faces):
-        raise _kfvm.Error("a diffusion tensor on a %dD mesh has shape (%d, %d), (%d, %d, %d "
+        raise Error("a diffusion tensor on a %dD mesh has shape (%d, %d), (%d, %d, %d "
                           "cells) or (%d, %d, %d faces), got %s"
                           % (dim, dim, dim, dim, dim, cells, dim, dim, faces, tensor.shape))
     if cells == faces:
-        raise _kfvm.Error("this mesh has as many cells as faces (%d): a (%d, %d, %d) diffusion "
+        raise Error("this mesh has as many cells as faces (%d): a (%d, %d, %d) diffusion "
                           "tensor could be either" % (cells, dim, dim, cells))
     cpp.diffusion_tensor_field(tensor, "cell" if tensor.shape[2] == cells else "face")
 
@@ -159,7 +152,7 @@ class _Compiled:
 def _integrate_polynomial(poly, divisor):
     c = poly.coefficients
     if len(c) >= 8:
-        raise _kfvm.Error("a D(phi) of degree %d beside the fourth-order term: its "
+        raise Error("a D(phi) of degree %d beside the fourth-order term: its "
                           "integral needs more than 8 coefficients" % (len(c) - 1))
     return [0.0] + [ck / (k + 1) / divisor for k, ck in enumerate(c)]
 
@@ -187,13 +180,13 @@ class Equation:
         named = {id(t.var): t.var for _, t in self.parts if t.var is not None}
         if var is None:
             if len(named) != 1:
-                raise _kfvm.Error("solve: give var= (the terms name %d variables)" % len(named))
+                raise Error("solve: give var= (the terms name %d variables)" % len(named))
             var = next(iter(named.values()))
         if not isinstance(var, CellVariable):
-            raise _kfvm.Error("solve: var must be a kfvm.CellVariable, got %r" % (var,))
+            raise Error("solve: var must be a kfvm.CellVariable, got %r" % (var,))
         for _, t in self.parts:
             if t.var is not None and t.var is not var:
-                raise _kfvm.Error("a term acts on '%s', not on '%s': couple the equations "
+                raise Error("a term acts on '%s', not on '%s': couple the equations "
                                   "with & to solve for several variables" % (t.var.name, var.name))
         return var
 
@@ -252,7 +245,7 @@ class Equation:
                 coefficients["source"].add(-scale, term.coeff)
             elif term.kind == "diffusion4":
                 if fourth is not None:
-                    raise _kfvm.Error("one fourth-order DiffusionTerm per equation")
+                    raise Error("one fourth-order DiffusionTerm per equation")
                 D, kappa = term.coeff
                 if _np.ndim(D) == 0 and _np.ndim(kappa) == 0 and not isinstance(
                         D, (CellVariable, FaceVariable, _kfvm.Polynomial)) and not isinstance(
@@ -260,16 +253,16 @@ class Equation:
                     try:
                         D, kappa = scale * float(D), float(kappa)
                     except (TypeError, ValueError):
-                        raise _kfvm.Error("the fourth-order DiffusionTerm takes numbers or cell "
+                        raise Error("the fourth-order DiffusionTerm takes numbers or cell "
                                           "fields (D, kappa)") from None
                     if not (D > 0 and kappa > 0 and _np.isfinite(D * kappa)):
-                        raise _kfvm.Error("the fourth-order term must be - DiffusionTerm((D, "
+                        raise Error("the fourth-order term must be - DiffusionTerm((D, "
                                           "kappa)) on the right with D, kappa > 0 (well "
                                           "posed); got D = %g, kappa = %g" % (-D, kappa))
                     fourth = (D, kappa)
                 else:  # cell fields (or arrays): checked >= 0 per cell by kfvm
                     if scale < 0:
-                        raise _kfvm.Error("the fourth-order term must be - DiffusionTerm((D, "
+                        raise Error("the fourth-order term must be - DiffusionTerm((D, "
                                           "kappa)) on the right (well posed)")
                     fields = []
                     for name, factor, value in (("fourth-order D", scale, D),
@@ -280,10 +273,10 @@ class Equation:
                     fourth = tuple(fields)
             elif term.kind == "convection":
                 if convection is not None:
-                    raise _kfvm.Error("one ConvectionTerm per equation")
+                    raise Error("one ConvectionTerm per equation")
                 convection = (scale, term)
             else:
-                raise _kfvm.Error("unknown term %r" % (term,))
+                raise Error("unknown term %r" % (term,))
 
         cpp = module.Equation(mesh._cpp)
         rho = coefficients["transient"]
@@ -293,7 +286,7 @@ class Equation:
         D = coefficients["diffusion"]
         if fourth is not None and isinstance(fourth[0], _Coefficient):
             if not D.empty:
-                raise _kfvm.Error("beside a fourth-order term with field coefficients, no "
+                raise Error("beside a fourth-order term with field coefficients, no "
                                   "second-order DiffusionTerm (kfvm folds one into the term "
                                   "as D g'(phi), with D a number)")
             face = any(isinstance(v, FaceVariable) for part in fourth for _, v in part.fields)
@@ -302,7 +295,7 @@ class Equation:
         elif fourth is not None:
             law = [0.0]
             if D.fields or D.arrays:
-                raise _kfvm.Error("beside the fourth-order term a second-order DiffusionTerm "
+                raise Error("beside the fourth-order term a second-order DiffusionTerm "
                                   "takes a number or a Polynomial, not a field")
             if D.polynomial is not None or D.constant != 0:
                 poly = _plus_constant(D.polynomial or _kfvm.Polynomial([0.0]), D.constant)
@@ -312,7 +305,7 @@ class Equation:
             cpp.diffusion(D.build(mesh, compiled))
         if tensor is not None:
             if not D.empty or fourth is not None:
-                raise _kfvm.Error("a tensor DiffusionTerm takes the equation's whole "
+                raise Error("a tensor DiffusionTerm takes the equation's whole "
                                   "second-order diffusion (no other DiffusionTerm beside it)")
             _set_diffusion_tensor(cpp, mesh, tensor)
         if correction is not None and not mesh._cpp.has_grid_layout:
@@ -337,7 +330,7 @@ class Equation:
         u = term.coeff
         if isinstance(u, FaceVariable):
             if u.mesh is not mesh:
-                raise _kfvm.Error("ConvectionTerm: the velocity belongs to another mesh")
+                raise Error("ConvectionTerm: the velocity belongs to another mesh")
             field = u._field
             if scale != 1.0:
                 field = mesh._module.FaceField(mesh._cpp, "kfvm::python::velocity", 0.0)
@@ -350,7 +343,7 @@ class Equation:
         if array.ndim == 1 and array.size <= 3:
             vector = _np.zeros(3)
             if array.size > mesh.dim and _np.any(array[mesh.dim:] != 0):
-                raise _kfvm.Error("ConvectionTerm: velocity %s has more components than the "
+                raise Error("ConvectionTerm: velocity %s has more components than the "
                                   "mesh's %d dimensions" % (array, mesh.dim))
             vector[:min(array.size, 3)] = array[:3]
             cpp.convection(*(scale * vector), term.scheme)
@@ -362,7 +355,7 @@ class Equation:
             compiled.keep.append(field)
             cpp.convection(field, term.scheme)
             return
-        raise _kfvm.Error("ConvectionTerm: velocity must be a vector of up to %d numbers, a "
+        raise Error("ConvectionTerm: velocity must be a vector of up to %d numbers, a "
                           "FaceVariable of normal velocities or an array of shape (%d, %d); "
                           "got shape %s" % (mesh.dim, mesh.dim, mesh.numberOfFaces, array.shape))
 
@@ -401,7 +394,7 @@ class Equation:
         scheme = str(scheme)
         explicit = _EXPLICIT.get(scheme)
         if explicit is None and scheme not in _IMPLICIT:
-            raise _kfvm.Error("unknown time scheme '%s' (known: %s)"
+            raise Error("unknown time scheme '%s' (known: %s)"
                               % (scheme, ", ".join(_IMPLICIT + tuple(_EXPLICIT))))
         sweep_settings = None
         if sweeps is not None or sweep_tolerance is not None or relaxation != 1.0:
@@ -411,7 +404,7 @@ class Equation:
         var, compiled = self._prepare(var, solver, explicit, sweep_settings)
         if explicit:
             if dt is None:
-                raise _kfvm.Error("an explicit scheme needs dt")
+                raise Error("an explicit scheme needs dt")
             if var._old is not None:
                 var._field.copy_from(var._old)
             compiled.explicit.step(var._field, float(dt), explicit, bool(force))
@@ -433,7 +426,7 @@ class Equation:
         solve. Returns the relative residual ||b - A phi|| / ||b|| before the solve (the
         whole report is last_report). dt None: a steady sweep."""
         if _EXPLICIT.get(str(scheme)):
-            raise _kfvm.Error("sweep() is implicit; use solve() for explicit schemes")
+            raise Error("sweep() is implicit; use solve() for explicit schemes")
         var, compiled = self._prepare(var, solver, None, None)
         old = var._old if var._old is not None else var._field
         report = compiled.stepper.sweep(var._field, old, 0.0 if dt is None else float(dt),
@@ -465,11 +458,11 @@ def _check_coupled_centring(term):
     if term.kind == "diffusion":
         if isinstance(coeff, CellVariable) or (
                 not isinstance(coeff, FaceVariable) and _np.ndim(coeff) != 0):
-            raise _kfvm.Error("a coupled system's DiffusionTerm takes a number or a "
+            raise Error("a coupled system's DiffusionTerm takes a number or a "
                               "FaceVariable (e.g. var.arithmeticFaceValue); %r is not"
                               % (term,))
     elif isinstance(coeff, FaceVariable):
-        raise _kfvm.Error("a coupled system's %s takes a number or cell values; %r is a "
+        raise Error("a coupled system's %s takes a number or cell values; %r is a "
                           "FaceVariable" % (term.kind, term))
 
 
@@ -490,7 +483,7 @@ class CoupledEquation:
             return CoupledEquation(self.equations + other.equations)
         if isinstance(other, Equation):
             return CoupledEquation(self.equations + [other])
-        raise _kfvm.Error("& couples kfvm equations, got %r" % (other,))
+        raise Error("& couples kfvm equations, got %r" % (other,))
 
     def _variables(self):
         variables = []
@@ -500,18 +493,18 @@ class CoupledEquation:
                         not isinstance(t.coeff, _kfvm.Polynomial):
                     continue  # a number or field source belongs to its equation
                 if t.var is None:
-                    raise _kfvm.Error("in a coupled system every term names its variable "
+                    raise Error("in a coupled system every term names its variable "
                                       "(var=); %r does not" % (t,))
                 if not any(v is t.var for v in variables):
                     variables.append(t.var)
         if len(variables) != len(self.equations):
-            raise _kfvm.Error("a coupled system needs one equation per variable: %d equations, "
+            raise Error("a coupled system needs one equation per variable: %d equations, "
                               "%d variables (%s)" % (len(self.equations), len(variables),
                                                      ", ".join(v.name for v in variables)))
         mesh = variables[0].mesh
         for v in variables:
             if v.mesh is not mesh:
-                raise _kfvm.Error("the variables of a coupled system share one mesh")
+                raise Error("the variables of a coupled system share one mesh")
         return variables
 
     def _compile(self, variables, solver):
@@ -530,17 +523,17 @@ class CoupledEquation:
                 if t.kind == "source":
                     if isinstance(t.coeff, _kfvm.Polynomial):
                         if v in polys:
-                            raise _kfvm.Error("one Polynomial source per variable and equation")
+                            raise Error("one Polynomial source per variable and equation")
                         polys[v] = _scaled(t.coeff, -scale)
                     else:
                         _check_coupled_centring(t)
                         source.add(-scale, t.coeff)
                     continue
                 if t.kind not in methods:
-                    raise _kfvm.Error("a coupled system takes TransientTerm, DiffusionTerm, "
+                    raise Error("a coupled system takes TransientTerm, DiffusionTerm, "
                                       "ImplicitSourceTerm and sources; not %r" % (t,))
                 if isinstance(t.coeff, _kfvm.Polynomial):
-                    raise _kfvm.Error("a coupled system's coefficients are numbers or "
+                    raise Error("a coupled system's coefficients are numbers or "
                                       "fields; %r is not" % (t,))
                 _check_coupled_centring(t)
                 key = (t.kind, v)
@@ -572,7 +565,7 @@ class CoupledEquation:
         it did not converge (unless check=False)."""
         scheme = str(scheme)
         if scheme not in _IMPLICIT:
-            raise _kfvm.Error("unknown time scheme '%s' for a coupled system (known: %s)"
+            raise Error("unknown time scheme '%s' for a coupled system (known: %s)"
                               % (scheme, ", ".join(_IMPLICIT)))
         variables = self._variables()
         mesh = variables[0].mesh

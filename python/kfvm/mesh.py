@@ -5,7 +5,8 @@ import os as _os
 
 import numpy as _np
 
-from . import _kfvm
+from . import _extension
+from ._errors import Error
 
 
 def _backend_module(backend, cells=None):
@@ -15,11 +16,7 @@ def _backend_module(backend, cells=None):
         from .placement import backend_for
         backend = backend_for(cells) if cells is not None else \
             (_os.environ.get("KFVM_BACKEND") or None)
-    name = _kfvm.default_backend if backend is None else str(backend)
-    if name not in _kfvm.backends:
-        raise _kfvm.Error("backend '%s' is not in this build (it has: %s)"
-                          % (name, ", ".join(_kfvm.backends)))
-    return getattr(_kfvm, name)
+    return _extension.require(_extension.build()[1] if backend is None else str(backend))
 
 
 def _vertices(n, d, axis):
@@ -28,21 +25,21 @@ def _vertices(n, d, axis):
         d = 1.0
     widths = _np.atleast_1d(_np.asarray(d, dtype=float))
     if widths.ndim != 1:
-        raise _kfvm.Error("d%s must be a number or a 1D sequence of widths" % axis)
+        raise Error("d%s must be a number or a 1D sequence of widths" % axis)
     if n is None:
         n = len(widths) if widths.size > 1 else 1
     try:
         n = int(n)
     except (TypeError, ValueError):
-        raise _kfvm.Error("n%s must be an integer, got %r" % (axis, n)) from None
+        raise Error("n%s must be an integer, got %r" % (axis, n)) from None
     if n < 1:
-        raise _kfvm.Error("n%s must be at least 1, got %d" % (axis, n))
+        raise Error("n%s must be at least 1, got %d" % (axis, n))
     if widths.size == 1:
         widths = _np.full(n, widths[0])
     if widths.size != n:
-        raise _kfvm.Error("d%s has %d widths but n%s is %d" % (axis, widths.size, axis, n))
+        raise Error("d%s has %d widths but n%s is %d" % (axis, widths.size, axis, n))
     if not (_np.all(_np.isfinite(widths)) and _np.all(widths > 0)):
-        raise _kfvm.Error("d%s must be finite and positive, got %s" % (axis, widths))
+        raise Error("d%s must be finite and positive, got %s" % (axis, widths))
     return _np.concatenate([[0.0], _np.cumsum(widths)])
 
 
@@ -56,7 +53,7 @@ class FaceSet:
     def __init__(self, mesh, mask):
         mask = _np.asarray(mask, dtype=bool)
         if mask.shape != (mesh.numberOfFaces,):
-            raise _kfvm.Error("a face mask needs %d entries, got shape %s"
+            raise Error("a face mask needs %d entries, got shape %s"
                               % (mesh.numberOfFaces, mask.shape))
         self.mesh = mesh
         self.mask = mask
@@ -209,7 +206,7 @@ class _Mesh:
         front; a Gmsh mesh's physical groups)."""
         known = self._known_patches()
         if name not in known:
-            raise _kfvm.Error("unknown patch '%s' (known: %s)" % (name, ", ".join(known)))
+            raise Error("unknown patch '%s' (known: %s)" % (name, ", ".join(known)))
         return self._patch(name)
 
     def _known_patches(self):
@@ -274,7 +271,7 @@ class _General(_Mesh):
         """A boolean mask over the cells of a named region (a Gmsh physical group)."""
         names = self.regionNames
         if name not in names:
-            raise _kfvm.Error("unknown cell region '%s' (known: %s)" % (name, ", ".join(names)))
+            raise Error("unknown cell region '%s' (known: %s)" % (name, ", ".join(names)))
         return _np.asarray(self._cpp.cell_regions()) == names.index(name)
 
     @property
@@ -294,7 +291,7 @@ def _patch_pairs(periodic):
     pairs = []
     for pair in periodic or ():
         if isinstance(pair, str) or len(pair) != 2:
-            raise _kfvm.Error("periodic takes pairs of patch names, e.g. [(\"left\", "
+            raise Error("periodic takes pairs of patch names, e.g. [(\"left\", "
                               "\"right\")], got %r" % (pair,))
         pairs.append([str(pair[0]), str(pair[1])])
     return pairs
@@ -321,7 +318,7 @@ class GmshMesh(_General):
             cpp = module.Mesh.from_gmsh(source, periodic)
         else:
             if dimension not in (2, 3):
-                raise _kfvm.Error("a Gmsh script is meshed in dimension 2 or 3: give "
+                raise Error("a Gmsh script is meshed in dimension 2 or 3: give "
                                   "dimension= (or use Gmsh2D, Gmsh3D)")
             if is_file:
                 cpp = module.Mesh.from_gmsh_script(source, dimension, periodic)
@@ -348,13 +345,13 @@ def _cell_kind(cell, index):
     """"nodes" for a cell given by its nodes, "faces" for one given by its faces."""
     cell = list(cell)
     if not cell:
-        raise _kfvm.Error("cell %d is empty" % index)
+        raise Error("cell %d is empty" % index)
     depth = {_np.ndim(entry) for entry in cell}
     if depth == {0}:
         return "nodes"
     if depth == {1}:
         return "faces"
-    raise _kfvm.Error("cell %d mixes nodes and faces (a cell is a list of nodes, or in 3D a "
+    raise Error("cell %d mixes nodes and faces (a cell is a list of nodes, or in 3D a "
                       "list of faces, each a list of nodes)" % index)
 
 
@@ -373,7 +370,7 @@ class UnstructuredMesh(_General):
         module = _backend_module(backend, len(cells) if hasattr(cells, "__len__") else None)
         nodes = _np.asarray(nodes, dtype=float)
         if nodes.ndim != 2 or nodes.shape[1] not in (2, 3):
-            raise _kfvm.Error("nodes must have shape (points, 2) or (points, 3), got %s"
+            raise Error("nodes must have shape (points, 2) or (points, 3), got %s"
                               % (nodes.shape,))
         dimension = nodes.shape[1]
         padded = _np.zeros((len(nodes), 3))
@@ -385,14 +382,14 @@ class UnstructuredMesh(_General):
         kinds = [_cell_kind(cell, c) for c, cell in enumerate(cells)]
         if dimension == 3 and kinds and kinds[0] == "faces":
             if "nodes" in kinds:
-                raise _kfvm.Error("cell %d is a list of nodes, cell 0 a list of faces: give "
+                raise Error("cell %d is a list of nodes, cell 0 a list of faces: give "
                                   "every cell the same way" % kinds.index("nodes"))
             polyhedra = [[[int(n) for n in face] for face in cell] for cell in cells]
             cpp = module.Mesh.from_polyhedra(padded.tolist(), polyhedra, patches,
                                              str(convention), _patch_pairs(periodic))
         else:
             if "faces" in kinds:
-                raise _kfvm.Error("cell %d is a list of faces, which only 3D meshes given "
+                raise Error("cell %d is a list of faces, which only 3D meshes given "
                                   "as polyhedra take (every cell a list of faces)"
                                   % kinds.index("faces"))
             cells = [[int(n) for n in cell] for cell in cells]

@@ -6,6 +6,7 @@ import os as _os
 import numpy as _np
 
 from . import _kfvm
+from ._errors import Error
 from .variables import CellVariable
 
 
@@ -14,12 +15,12 @@ def _cell_variables(variables, what):
         variables = [variables]
     variables = list(variables)
     if not variables:
-        raise _kfvm.Error("%s: give at least one CellVariable" % what)
+        raise Error("%s: give at least one CellVariable" % what)
     for v in variables:
         if not isinstance(v, CellVariable):
-            raise _kfvm.Error("%s: %r is not a kfvm.CellVariable" % (what, v))
+            raise Error("%s: %r is not a kfvm.CellVariable" % (what, v))
         if v.mesh is not variables[0].mesh:
-            raise _kfvm.Error("%s: the variables must share one mesh" % what)
+            raise Error("%s: the variables must share one mesh" % what)
     return variables
 
 
@@ -66,7 +67,7 @@ def write_png(path, variable):
     mesh = variable.mesh
     if not mesh._cpp.has_grid_layout:
         if mesh.dim != 2:
-            raise _kfvm.Error("write_png: PNG snapshots of 3D general meshes are not built "
+            raise Error("write_png: PNG snapshots of 3D general meshes are not built "
                               "(write_vtk writes them)")
         _kfvm.write_polygons_png(str(path), mesh._cpp.cell_polygons(),
                                  list(map(float, variable.value)))
@@ -86,12 +87,12 @@ class Probes:
         for point in points:
             point = _np.atleast_1d(_np.asarray(point, dtype=float))
             if point.shape != (mesh.dim,):
-                raise _kfvm.Error("a probe point needs %d coordinates, got %s" % (mesh.dim, point))
+                raise Error("a probe point needs %d coordinates, got %s" % (mesh.dim, point))
             if not mesh._cpp.has_grid_layout:  # a general mesh: the cell holding the point
                 padded = list(point) + [0.0] * (3 - mesh.dim)
                 cell = mesh._cpp.cell_containing(padded)
                 if cell < 0:
-                    raise _kfvm.Error("probe point %s is outside the mesh" % (point,))
+                    raise Error("probe point %s is outside the mesh" % (point,))
                 self.cells.append(cell)
                 continue
             index = 0
@@ -99,7 +100,7 @@ class Probes:
             for axis in range(mesh.dim):
                 vertices = mesh.vertices(axis)
                 if not (vertices[0] <= point[axis] <= vertices[-1]):
-                    raise _kfvm.Error("probe point %s is outside the mesh" % (point,))
+                    raise Error("probe point %s is outside the mesh" % (point,))
                 i = min(int(_np.searchsorted(vertices, point[axis], side="right")) - 1,
                         len(vertices) - 2)
                 index += i * stride
@@ -154,7 +155,7 @@ def load_checkpoint(path, variables):
     variables = _cell_variables(variables, "load_checkpoint")
     state = _kfvm.read_checkpoint(str(path))
     if state["fingerprint"] != _fingerprint(variables):
-        raise _kfvm.Error("checkpoint '%s' belongs to %s, not to %s"
+        raise Error("checkpoint '%s' belongs to %s, not to %s"
                           % (path, state["fingerprint"], _fingerprint(variables)))
     for v, values in zip(variables, state["values"]):
         v.setValue(_np.asarray(values))

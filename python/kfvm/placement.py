@@ -8,7 +8,9 @@ needed, and recorded (``$KFVM_PLACEMENT_FILE``, else ``~/.cache/kfvm/placement.j
 keyed by the module's file and the machine): implicit diffusion steps solved by CG on a
 2D grid of growing size, on both backends, until the default one is the faster. A
 direct solve factors on the host whatever the mesh's backend, so it always takes the
-host backend. ``KFVM_PLACEMENT_CROSSOVER`` gives the crossover instead (cells, or
+host backend. On a device build with a host module (kfvm/_extension.py) the host
+backend's problems load that module alone, and the measurement runs in a process of
+its own. ``KFVM_PLACEMENT_CROSSOVER`` gives the crossover instead (cells, or
 'never'); ``KFVM_BACKEND`` names the backend outright (and ``KFVM_FIPY_BACKEND``
 for kfvm.fipy); ``choice()`` says what was chosen and why.
 """
@@ -16,10 +18,13 @@ for kfvm.fipy); ``choice()`` says what was chosen and why.
 import json as _json
 import os as _os
 import platform as _platform
+import subprocess as _subprocess
+import sys as _sys
 import tempfile as _tempfile
 import time as _time
 
-from . import _kfvm
+from . import _extension
+from ._errors import Error
 
 #: Host backends, lightest first.
 _HOST = ("Serial", "OpenMP", "Threads")
@@ -33,8 +38,8 @@ _HOST_SECONDS = 0.5
 def candidates():
     """(host backend, default backend) of this build; the same name twice when the
     build has only one, or its default is its lightest host backend."""
-    default = _kfvm.default_backend
-    hosts = [b for b in _HOST if b in _kfvm.backends]
+    backends, default = _extension.build()
+    hosts = [b for b in _HOST if b in backends]
     return (hosts[0] if hosts else default), default
 
 
@@ -46,10 +51,10 @@ def _file():
 
 
 def _key():
-    module = _kfvm.__file__
+    module = _extension.FULL  # the build's module, whichever this process loaded
     stat = _os.stat(module)
     return "%s|%d|%d|%s|%s" % (module, stat.st_size, int(stat.st_mtime), _platform.node(),
-                              ",".join(_kfvm.backends))
+                              ",".join(_extension.build()[0]))
 
 
 def _read():
@@ -92,7 +97,11 @@ def _seconds_per_step(backend, n):
 
 def measure(host, default):
     """The crossover between host and default, measured now: (cells, table), cells the
-    smallest grid the default backend stepped faster (None: none tried)."""
+    smallest grid the default backend stepped faster (None: none tried). In a process
+    of its own unless this one holds the build's module."""
+    if _extension.loaded() != _extension.FULL and \
+            _seconds_per_step is _MEASURED_STEP:  # (tests stand in another)
+        return _measure_apart(host, default)
     table = []
     crossover = None
     for n in _SIZES:
@@ -105,6 +114,26 @@ def measure(host, default):
         if on_host > _HOST_SECONDS:
             break
     return crossover, table
+
+
+_MEASURED_STEP = _seconds_per_step
+
+
+def _measure_apart(host, default):
+    """measure() in a child process, which loads the build's module (this one holds the
+    host module, or will)."""
+    package_parent = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    env = dict(_os.environ)
+    env["PYTHONPATH"] = _os.pathsep.join([package_parent] + [p for p in _sys.path if p])
+    env.pop("KFVM_BACKEND", None)
+    done = _subprocess.run([_sys.executable, "-m", __name__, "--measure", host, default],
+                           env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Error("kfvm.placement could not measure the crossover between %s and %s "
+                    "(set KFVM_PLACEMENT_CROSSOVER to skip it): %s"
+                    % (host, default, (done.stdout + done.stderr)[-2000:]))
+    cells, table = _json.loads(done.stdout.strip().splitlines()[-1])
+    return cells, table
 
 
 def crossover():
@@ -121,10 +150,10 @@ def crossover():
         try:
             cells = int(given)
         except ValueError:
-            raise _kfvm.Error("KFVM_PLACEMENT_CROSSOVER must be a number of cells or "
+            raise Error("KFVM_PLACEMENT_CROSSOVER must be a number of cells or "
                               "'never', got %r" % given) from None
         if cells < 0:
-            raise _kfvm.Error("KFVM_PLACEMENT_CROSSOVER must not be negative, got %d"
+            raise Error("KFVM_PLACEMENT_CROSSOVER must not be negative, got %d"
                               % cells)
         return cells
     records = _read()
@@ -164,6 +193,9 @@ def backend_for(cells, direct=False, named=None):
         else:
             chosen, why = default, "%d cells, at or above the crossover of %d" % (cells,
                                                                                   limit)
+    if not named and chosen != host and _extension.held_by_host(chosen):
+        chosen, why = host, "%s; but this process loaded the host module for an " \
+            "earlier mesh" % why
     _last.update({"backend": chosen, "why": why, "cells": cells})
     return chosen
 
@@ -171,3 +203,10 @@ def backend_for(cells, direct=False, named=None):
 def choice():
     """The last choice backend_for() made: backend, why and cells."""
     return dict(_last)
+
+
+if __name__ == "__main__":  # python -m kfvm.placement --measure HOST DEFAULT
+    if len(_sys.argv) != 4 or _sys.argv[1] != "--measure":
+        raise SystemExit("usage: python -m kfvm.placement --measure HOST DEFAULT")
+    _extension.load()  # the build's module: both backends
+    print(_json.dumps(measure(_sys.argv[2], _sys.argv[3])))

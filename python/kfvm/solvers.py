@@ -2,7 +2,7 @@
 
 import numbers as _numbers
 
-from . import _kfvm
+from ._errors import Error
 
 
 class Solver:
@@ -26,7 +26,7 @@ class Solver:
 
     def __init__(self, name="cg", **parameters):
         if not isinstance(name, str):
-            raise _kfvm.Error("a solver name is a string, got %r" % (name,))
+            raise Error("a solver name is a string, got %r" % (name,))
         if "iterations" in parameters:
             parameters["max_iterations"] = parameters.pop("iterations")
         if "precon" in parameters:
@@ -34,13 +34,13 @@ class Solver:
         self.name = name
         matrix_free = parameters.pop("matrix_free", False)
         if not isinstance(matrix_free, bool):
-            raise _kfvm.Error("solver parameter matrix_free must be True or False, got %r"
+            raise Error("solver parameter matrix_free must be True or False, got %r"
                               % (matrix_free,))
         self.matrix_free = matrix_free
         self.parameters = {}
         for key, value in parameters.items():
             if isinstance(value, bool) or not isinstance(value, (_numbers.Real, str)):
-                raise _kfvm.Error("solver parameter %s must be a number or a name, got %r"
+                raise Error("solver parameter %s must be a number or a name, got %r"
                                   % (key, value))
             self.parameters[key] = repr(float(value)) if isinstance(value, float) else str(value)
 
@@ -61,4 +61,4 @@ def _solver_of(solver, default):
         return solver
     if isinstance(solver, str):
         return Solver(solver)
-    raise _kfvm.Error("solver must be a kfvm.Solver or a solver name, got %r" % (solver,))
+    raise Error("solver must be a kfvm.Solver or a solver name, got %r" % (solver,))

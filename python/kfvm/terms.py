@@ -6,6 +6,7 @@ import numbers as _numbers
 import numpy as _np
 
 from . import _kfvm
+from ._errors import Error
 
 
 class Term:
@@ -44,7 +45,7 @@ class Term:
 
     def __mul__(self, other):
         if not isinstance(other, _numbers.Real):
-            raise _kfvm.Error("a term scales by a number only, got %r (put fields into "
+            raise Error("a term scales by a number only, got %r (put fields into "
                               "the coefficient)" % (other,))
         return _Sum([(float(other) * s, t) for s, t in self._parts()])
 
@@ -118,7 +119,7 @@ class DiffusionTerm(Term):
             elif len(coeff) == 2:
                 self.kind = "diffusion4"
             else:
-                raise _kfvm.Error("DiffusionTerm takes one coefficient or a pair (D, kappa), "
+                raise Error("DiffusionTerm takes one coefficient or a pair (D, kappa), "
                                   "got %d" % len(coeff))
         super().__init__(coeff, var)
 
@@ -155,7 +156,7 @@ class ConvectionTerm(Term):
         if scheme is not None:
             self.scheme = str(scheme)
         if self.scheme not in _kfvm.convection_scheme_names():
-            raise _kfvm.Error("unknown convection scheme '%s' (known: %s)"
+            raise Error("unknown convection scheme '%s' (known: %s)"
                               % (self.scheme, ", ".join(_kfvm.convection_scheme_names())))
 
 

@@ -2,7 +2,7 @@
 
 import numpy as _np
 
-from . import _kfvm
+from ._errors import Error
 from .mesh import FaceSet
 
 
@@ -16,7 +16,7 @@ class _Variable:
     def __init__(self, mesh, value=0.0, name="", _field=None):
         from .mesh import _Mesh
         if not isinstance(mesh, _Mesh):
-            raise _kfvm.Error("%s needs a kfvm mesh (Grid1D/2D/3D, GmshMesh, "
+            raise Error("%s needs a kfvm mesh (Grid1D/2D/3D, GmshMesh, "
                               "UnstructuredMesh), got %r"
                               % (type(self).__name__, mesh))
         self.mesh = mesh
@@ -48,14 +48,14 @@ class _Variable:
             current = self._field.copy_to_numpy()
             mask = _np.asarray(where.mask if isinstance(where, FaceSet) else where, dtype=bool)
             if mask.shape != current.shape:
-                raise _kfvm.Error("setValue: where has shape %s, the field %s"
+                raise Error("setValue: where has shape %s, the field %s"
                                   % (mask.shape, current.shape))
             current[mask] = _np.broadcast_to(self._as_array(value), current.shape)[mask]
             self._field.assign(current)
             return
         if isinstance(value, _Variable):
             if value.mesh is not self.mesh or value._kind != self._kind:
-                raise _kfvm.Error("cannot set '%s' from '%s': another mesh or centring"
+                raise Error("cannot set '%s' from '%s': another mesh or centring"
                                   % (self.name, value.name))
             self._field.copy_from(value._field)
             return
@@ -63,7 +63,7 @@ class _Variable:
             try:
                 number = float(value)
             except (TypeError, ValueError):
-                raise _kfvm.Error("'%s': cannot set the values from %r" % (self.name, value)) from None
+                raise Error("'%s': cannot set the values from %r" % (self.name, value)) from None
             self._field.fill(number)
             return
         self._field.assign(self._as_array(value))
@@ -74,11 +74,11 @@ class _Variable:
         try:
             array = _np.asarray(value, dtype=float)
         except (TypeError, ValueError):
-            raise _kfvm.Error("'%s': cannot set the values from %r" % (self.name, value)) from None
+            raise Error("'%s': cannot set the values from %r" % (self.name, value)) from None
         if array.ndim == 0:
             return _np.full(len(self), float(array))
         if array.shape != (len(self),):
-            raise _kfvm.Error("'%s' has %d values; got an array of shape %s"
+            raise Error("'%s' has %d values; got an array of shape %s"
                               % (self.name, len(self), array.shape))
         return array
 
@@ -198,7 +198,7 @@ class CellVariable(_Variable):
     def updateOld(self):
         """Copies the values to .old (on the device)."""
         if self._old is None:
-            raise _kfvm.Error("'%s' has no old values: create it with hasOld=True" % self.name)
+            raise Error("'%s' has no old values: create it with hasOld=True" % self.name)
         self._old.copy_from(self._field)
 
     # -- boundary conditions ------------------------------------------------------------
@@ -208,12 +208,12 @@ class CellVariable(_Variable):
         else:
             mask = _np.asarray(where, dtype=bool)
         if mask.shape != (self.mesh.numberOfFaces,):
-            raise _kfvm.Error("constrain: where must be a face set or a mask of %d faces, "
+            raise Error("constrain: where must be a face set or a mask of %d faces, "
                               "got shape %s" % (self.mesh.numberOfFaces, mask.shape))
         faces = _np.flatnonzero(mask)
         slots = self.mesh._faceSlots[faces]
         if _np.any(slots < 0):
-            raise _kfvm.Error("constrain: face %d is an interior face; kfvm constrains "
+            raise Error("constrain: face %d is an interior face; kfvm constrains "
                               "boundary faces only" % faces[_np.argmax(slots < 0)])
         return faces
 
@@ -227,11 +227,11 @@ class CellVariable(_Variable):
         elif array.shape == (self.mesh.numberOfFaces,):
             array = array[faces]
         elif array.shape != (len(faces),):
-            raise _kfvm.Error("constrain: %s has shape %s; give a number, %d values (one per "
+            raise Error("constrain: %s has shape %s; give a number, %d values (one per "
                               "selected face) or %d (one per face)"
                               % (what, array.shape, len(faces), self.mesh.numberOfFaces))
         if not _np.all(_np.isfinite(array)):
-            raise _kfvm.Error("constrain: %s is not finite at face %d"
+            raise Error("constrain: %s is not finite at face %d"
                               % (what, faces[_np.argmax(~_np.isfinite(array))]))
         return array
 
@@ -335,14 +335,14 @@ class _FaceGradient:
             if vector.shape[1] == v.mesh.numberOfFaces:
                 vector = vector[:, faces]
             elif vector.shape[1] not in (1, len(faces)):
-                raise _kfvm.Error("faceGrad.constrain: value has shape %s" % (vector.shape,))
+                raise Error("faceGrad.constrain: value has shape %s" % (vector.shape,))
             vector = _np.broadcast_to(vector, (dim, vector.shape[1]))
         else:
-            raise _kfvm.Error("faceGrad.constrain: value has shape %s; give a vector of %d "
+            raise Error("faceGrad.constrain: value has shape %s; give a vector of %d "
                               "numbers or (%d, faces) values" % (vector.shape, dim, dim))
         q = _np.sum(vector * normals, axis=0) * _np.ones(len(faces))
         if not _np.all(_np.isfinite(q)):
-            raise _kfvm.Error("faceGrad.constrain: value is not finite")
+            raise Error("faceGrad.constrain: value is not finite")
         v._add_constraint(faces, _np.zeros(len(faces)), _np.ones(len(faces)), q)
 
 

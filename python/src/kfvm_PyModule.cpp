@@ -55,7 +55,12 @@ py::dict infoDict() {
 
 PYBIND11_MODULE(_kfvm, module) {
   module.doc() = "kfvm's C++ library (the kfvm package wraps it; use that)";
-  static py::exception<kfvm::Error> error(module, "Error", PyExc_ValueError);
+  // kfvm.Error is the package's own class (kfvm/_errors.py): it exists before either of
+  // a build's modules is loaded (kfvm/_extension.py). One reference, kept for the
+  // process: the translator may run until the interpreter ends.
+  static const py::handle error =
+      py::object(py::module_::import("kfvm._errors").attr("Error")).release();
+  module.attr("Error") = error;
   py::register_exception_translator([](std::exception_ptr pointer) {
     try {
       if (pointer) std::rethrow_exception(pointer);

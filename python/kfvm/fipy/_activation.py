@@ -6,7 +6,7 @@ import sys as _sys
 
 from fipy.terms.term import Term as _Term
 
-from .. import _kfvm
+from .._errors import Error
 from .engine import describe, engine, timed_run
 from .meshes import Untranslatable
 
@@ -36,7 +36,7 @@ def _hand_over(term, var, solver, boundaryConditions, dt, sweep, extra):
                                              boundaryConditions)
     except Untranslatable as e:
         return None, str(e)
-    except _kfvm.Error as e:
+    except Error as e:
         return None, _reason_of_error(e)
     engine().record(term, var if var is not None else term.var, "kfvm", "", seconds, fresh)
     return residual, None

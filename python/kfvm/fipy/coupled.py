@@ -22,9 +22,6 @@ from .translate import (_KIND_OF, Value, _evaluate, _signature_of, diagonal_sign
                         face_coefficient, implicit_sources, is_plain_cell_variable, leaves,
                         scaled, sum_values)
 
-#: kfvm's CoupledSystem takes at most this many variables.
-MAX_VARIABLES = _kfvm.max_coupled_variables
-
 
 def is_coupled(term):
     return isinstance(term, _CoupledBinaryTerm)
@@ -209,9 +206,9 @@ class CoupledTranslation:
         self.unknowns, all_parts = (_coupled_parts(term, grid) if var is None
                                     else _vector_parts(term, var, grid))
         n = len(self.unknowns)
-        if n > MAX_VARIABLES:
+        if n > _kfvm.max_coupled_variables:  # (read here: the module loads on first use)
             raise Untranslatable("it couples %d variables (kfvm's CoupledSystem takes at "
-                                 "most %d)" % (n, MAX_VARIABLES))
+                                 "most %d)" % (n, _kfvm.max_coupled_variables))
         cells = grid.kfvm.numberOfCells
         faces = grid.fipy_faces
         self.blocks = {}

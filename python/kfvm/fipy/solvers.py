@@ -7,6 +7,7 @@ import numpy as _np
 from fipy.solvers.scipy.scipySolver import ScipySolver as _ScipySolver
 
 from .. import _kfvm
+from .._errors import Error
 from ..mesh import _backend_module
 from ..placement import backend_for
 from .meshes import Untranslatable
@@ -176,7 +177,7 @@ class _KfvmSolver(_ScipySolver):
         elif criterion == "initial":
             scale = _np.linalg.norm(L @ x - b)
         else:
-            raise _kfvm.Error("kfvm.fipy: criterion '%s' is not offered (give 'default', "
+            raise Error("kfvm.fipy: criterion '%s' is not offered (give 'default', "
                               "'RHS', 'legacy', 'unscaled', 'matrix' or 'initial')"
                               % criterion)
         return float(self.tolerance) * float(scale)
@@ -191,7 +192,7 @@ class _KfvmSolver(_ScipySolver):
         try:
             precon = _preconditioner_of(self.preconditioner)
         except Untranslatable as e:
-            raise _kfvm.Error("kfvm.fipy: %s" % e) from None
+            raise Error("kfvm.fipy: %s" % e) from None
         if target is None:
             relative, absolute = float(self.tolerance), float(self.absolute_tolerance)
         else:

@@ -103,8 +103,10 @@ class LinearSolver {
 /// "initial": to the initial residual ||b - A x0||, FiPy's and Belos' "initial"),
 /// absolute_tolerance (default 0), max_iterations (default 1000), preconditioner
 /// (preconditionerNames(): "jacobi", the default, "none", "ilu0", "block-jacobi",
-/// "chebyshev", with their own parameters), restart (gmres and fgmres, default 30). An
-/// unknown name or parameter, or a value out of range, is a kfvm::Error.
+/// "chebyshev", with their own parameters), restart (gmres and fgmres, default 30),
+/// fallback (a Krylov method's: "none", the default, or a solver name, "lu" above all,
+/// that solves again where the method does not converge: FallbackSolver). An unknown
+/// name or parameter, or a value out of range, is a kfvm::Error.
 template <class ExecSpace>
 std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(
     const std::string& name, const Parameters& parameters = {});

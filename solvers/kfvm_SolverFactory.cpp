@@ -4,6 +4,7 @@
 #include <kfvm_Config.hpp>
 #include <kfvm_DirectSolver.hpp>
 #include <kfvm_Error.hpp>
+#include <kfvm_FallbackSolver.hpp>
 #include <kfvm_KrylovMethod.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_Preconditioner.hpp>
@@ -32,14 +33,19 @@ std::unique_ptr<LinearSolver<ExecSpace>> makeLinearSolver(const std::string& nam
                                                           const Parameters& parameters) {
   const auto native = krylovMethodNames();
   if (std::find(native.begin(), native.end(), name) != native.end()) {
-    std::set<std::string> known = {"tolerance", "absolute_tolerance", "max_iterations",
-                                   "preconditioner", "criterion"};
+    std::set<std::string> known = {"tolerance",      "absolute_tolerance",
+                                   "max_iterations", "preconditioner",
+                                   "criterion",      "fallback"};
     for (const auto& key : krylovMethodParameters(name)) known.insert(key);
     const std::string preconditioner = parameters.getString("preconditioner", "jacobi");
     for (const auto& key : preconditionerParameters(preconditioner)) known.insert(key);
     parameters.requireKnown(
         known, "solver '" + name + "' with preconditioner '" + preconditioner + "'");
-    return Details::makeKrylovSolver<ExecSpace>(name, parameters);
+    auto solver = Details::makeKrylovSolver<ExecSpace>(name, parameters);
+    const std::string fallback = parameters.getString("fallback", "none");
+    if (fallback == "none") return solver;
+    return std::make_unique<FallbackSolver<ExecSpace>>(std::move(solver), fallback,
+                                                       parameters);
   }
   const auto direct = directSolverNames();
   if (std::find(direct.begin(), direct.end(), name) != direct.end()) {

@@ -1,13 +1,15 @@
 // The direct solver ("lu"): against dense solves and exact solutions (non-symmetric,
 // ill-conditioned, fourth-order at a dt where ILU(0)-GMRES stalls, a coupled system,
 // Dirichlet constraints and a periodic axis), its analysis kept while the structure
-// holds, a singular matrix reported as such, and its parameters checked.
+// holds, a singular matrix reported as such, and its parameters checked; a Krylov method
+// that falls back to it where it stalls.
 #include "kfvm_TestHelpers.hpp"
 #include "kfvm_TestSystems.hpp"
 
 #include <kfvm_Assembler.hpp>
 #include <kfvm_CoupledSystem.hpp>
 #include <kfvm_DirectSolver.hpp>
+#include <kfvm_FallbackSolver.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_LinearSolver.hpp>
 
@@ -102,36 +104,55 @@ TEST(DirectSolver, IllConditionedSystemToRoundOff) {
     EXPECT_LT(maxDifference(x, exact), 1e-4) << "forward error beyond cond(A) eps";
 }
 
+// FiPy's Cahn-Hilliard in the fourth-order form on a periodic 24 x 24 grid (dx = 1) from
+// c = 0.5 + noise, where f''(c) = 1 - 6 c + 6 c^2 is negative (the spinodal region);
+// assemble(dt) makes its matrix at dt and b = A exact for a random exact.
+Equation<Space> spinodalEquation(const Mesh<Space>& mesh) {
+  Equation<Space> equation(mesh);
+  equation.transient().higherOrderDiffusion(1.0, 1.0, Polynomial{0, 1, -3, 2});
+  return equation;
+}
+
+struct SpinodalSystem {
+  Mesh<Space> mesh{CartesianGrid::uniform2D(24, 24, 24, 24),
+                   GridGeometry(Coordinates::Cartesian, {true, true, false})};
+  Equation<Space> equation = spinodalEquation(mesh);
+  Assembler<Space> assembler{equation};
+  CellField<Space> phi{mesh, "phi"};
+  Vector<Space> rhs{"rhs", std::size_t(mesh.numCells())};
+  std::vector<double> exact, b;
+
+  SpinodalSystem() {
+    std::vector<double> start(std::size_t(mesh.numCells()));
+    std::mt19937 random(5);
+    std::uniform_real_distribution<double> noise(-0.1, 0.1);
+    for (auto& v : start) v = 0.5 + noise(random);
+    phi.fromHost(start);
+  }
+  void assemble(double dt) {
+    assembler.assemble(Real(1.0 / dt), Real(1.0), phi, phi, rhs);
+    const auto A = assembler.matrix().toDenseHost();
+    std::vector<std::vector<double>> dense(A.size());
+    for (std::size_t i = 0; i < A.size(); ++i) dense[i].assign(A[i].begin(), A[i].end());
+    exact = randomVector(A.size(), 9);
+    b = times(dense, exact);
+  }
+};
+
 // FiPy's Cahn-Hilliard in the fourth-order form on a periodic 2D grid at dt = 1 (dx = 1),
 // where ILU(0)-GMRES stalls: the direct solve meets a manufactured solution, and UMFPACK
 // (auto's choice for fourth-order fill) and KLU agree.
 TEST(DirectSolver, FourthOrderPeriodicCahnHilliardAtLargeDt) {
   KFVM_REQUIRE_DIRECT_SOLVER();
-  const int n = 24;
-  Mesh<Space> mesh(CartesianGrid::uniform2D(n, n, n, n),
-                   GridGeometry(Coordinates::Cartesian, {true, true, false}));
-  Equation<Space> equation(mesh);
-  // f''(phi) = 1 - 6 phi + 6 phi^2 is negative in the spinodal region (phi near 0.5).
-  equation.transient().higherOrderDiffusion(1.0, 1.0, Polynomial{0, 1, -3, 2});
-  Assembler<Space> assembler(equation);
-  CellField<Space> phi(mesh, "phi");
-  std::vector<double> start(std::size_t(mesh.numCells()));
-  std::mt19937 random(5);
-  std::uniform_real_distribution<double> noise(-0.1, 0.1);
-  for (auto& v : start) v = 0.5 + noise(random);
-  phi.fromHost(start);
-  Vector<Space> rhs("rhs", std::size_t(mesh.numCells()));
-  assembler.assemble(Real(1.0), Real(1.0), phi, phi, rhs);
-  const auto A = assembler.matrix().toDenseHost();
-  std::vector<std::vector<double>> dense(A.size());
-  for (std::size_t i = 0; i < A.size(); ++i) dense[i].assign(A[i].begin(), A[i].end());
-  const auto exact = randomVector(A.size(), 9);
-  const auto b = times(dense, exact);
+  SpinodalSystem system;
+  system.assemble(1.0);
+  const auto& exact = system.exact;
+  const auto& b = system.b;
   std::vector<double> answers[2];
   int k = 0;
   for (const std::string package : {"auto", "klu"}) {
     auto solver = makeLinearSolver<Space>("lu", {{"package", package}});
-    solver->setMatrix(assembler.matrix());
+    solver->setMatrix(system.assembler.matrix());
     auto x = toDevice(std::vector<double>(b.size(), 0.0));
     const auto report = solver->solve(toDevice(b), x);
     EXPECT_TRUE(report.converged) << report.reason;
@@ -257,6 +278,48 @@ TEST(DirectSolver, ASingularMatrixIsAReportNamingIt) {
     EXPECT_NE(report.reason.find("singular matrix"), std::string::npos) << report.reason;
     EXPECT_EQ(toHost(x), std::vector<double>({7, 7, 7}));
   }
+}
+
+// The spinodal system at dt = 1e-3, 1e3 and 1e-3 again: ILU(0)-GMRES (300 iterations to
+// 1e-10) converges at the small dt and misses at the large one (it needs 200-odd at
+// dt = 1). A fallback to "lu" solves where it misses, and only there.
+TEST(DirectSolver, AKrylovMethodFallsBackToItWhereItDoesNotConverge) {
+  KFVM_REQUIRE_DIRECT_SOLVER();
+  SpinodalSystem system;
+  auto solver = makeLinearSolver<Space>("gmres", {{"preconditioner", "ilu0"},
+                                                  {"max_iterations", "300"},
+                                                  {"tolerance", "1e-10"},
+                                                  {"fallback", "lu"}});
+  const auto& fallback = dynamic_cast<const FallbackSolver<Space>&>(*solver);
+  EXPECT_EQ(solver->preconditionerName(), "ilu0");
+  int fallbacks = 0;
+  for (const double dt : {1e-3, 1e3, 1e-3}) {
+    system.assemble(dt);
+    const auto& exact = system.exact;
+    solver->setMatrix(system.assembler.matrix());
+    auto x = toDevice(std::vector<double>(exact.size(), 0.0));
+    const auto report = solver->solve(toDevice(system.b), x);
+    EXPECT_TRUE(report.converged) << "dt " << dt << ": " << report.reason;
+    EXPECT_LT(maxDifference(toHost(x), exact), tolerance(1e-8) * largestMagnitude(exact));
+    const bool stalls = dt == 1e3;
+    if (stalls) ++fallbacks;
+    EXPECT_EQ(fallback.fallbacks(), fallbacks) << "dt " << dt;
+    EXPECT_EQ(report.solver.find(", then lu") != std::string::npos, stalls)
+        << report.solver;
+    if (stalls)
+      EXPECT_NE(report.reason.find("gmres+ilu0 did not converge"), std::string::npos)
+          << report.reason;
+  }
+  expectError(
+      [] {
+        makeLinearSolver<Space>("gmres", {{"fallback", "qr"}});
+      },
+      {"unknown solver 'qr'"});
+  expectError(
+      [] {
+        makeLinearSolver<Space>("cg", {{"fallback", "cg"}});
+      },
+      {"cannot fall back to itself"});
 }
 
 TEST(DirectSolver, BadParametersAreErrorsNamingThem) {

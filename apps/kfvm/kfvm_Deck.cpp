@@ -214,6 +214,12 @@ void readSolver(TableReader& solver, Deck& deck) {
   if (deck.matrixFree && deck.isCoupled())
     solver.error(solver.find("matrix_free"), "matrix_free",
                  "a coupled deck solves with its block matrix");
+  // The default Krylov method for the fourth-order term and coupled systems (on a mesh
+  // above the direct solver's default size) falls back to the direct solver where it
+  // does not converge: the run converges at every dt, and factors only then.
+  if (!deck.solverNamed && !deck.matrixFree && deck.isHardForKrylov() &&
+      deck.solver != "lu" && haveDirectSolver())
+    deck.solverParameters.set("fallback", "lu");
   // Any other parameter of the method, the preconditioner or a Trilinos solver
   // (chebyshev_degree, criterion, preconditioner_reuse, ...), passed as given; the
   // solver refuses one it does not read (validateDeck).
@@ -455,16 +461,19 @@ Deck readDeck(const std::string& path,
 }
 
 void Deck::defaultSolverAcrossRanks() {
-  if (solverNamed || solver == defaultSolver(true)) return;
+  if (solverNamed) return;
+  if (solverParameters.getString("fallback", "none") == "lu")
+    solverParameters.set("fallback", "none");  // the direct solver runs on one process
+  if (solver == defaultSolver(true)) return;
   solver = defaultSolver(true);
   if (solverParameters.getString("preconditioner", "none") == "none")
     solverParameters.set("preconditioner", "jacobi");
 }
 
 std::string Deck::defaultSolver(bool acrossRanks) const {
-  const bool hard = hasHigherOrder || isCoupled();
-  return hard && !acrossRanks && directSolverByDefault(dimension, numCells()) ? "lu"
-                                                                              : "gmres";
+  return isHardForKrylov() && !acrossRanks && directSolverByDefault(dimension, numCells())
+             ? "lu"
+             : "gmres";
 }
 
 }  // namespace kfvm::app

@@ -196,9 +196,12 @@ struct Deck {
   bool isCoupled() const { return !coupled.empty(); }
   /// The solver and its default parameters when [solver] names none: the direct solver
   /// for the fourth-order term and coupled systems where kfvm has one and the mesh is
-  /// small enough (directSolverByDefault), GMRES with Jacobi otherwise, and across MPI
+  /// small enough (directSolverByDefault), GMRES with Jacobi otherwise (falling back to
+  /// the direct solver where it does not converge, on one process), and across MPI
   /// ranks (acrossRanks true: the direct solver runs on one process).
   std::string defaultSolver(bool acrossRanks) const;
+  /// The fourth-order term or a coupled system: Krylov methods may stall at large dt.
+  bool isHardForKrylov() const { return hasHigherOrder || isCoupled(); }
   /// Across MPI ranks, a default direct solver gives way to GMRES with Jacobi.
   void defaultSolverAcrossRanks();
   /// The variables' names joined by '-': the stem of the VTK files and collection.

@@ -45,8 +45,12 @@ long long directDefaultCells(int dimension) {
   return dimension <= 2 ? 250000 : 30000;
 }
 
+bool haveDirectSolver() {
+  return !Details::sparseLUPackages().empty();
+}
+
 bool directSolverByDefault(int dimension, long long cells) {
-  return !Details::sparseLUPackages().empty() && cells <= directDefaultCells(dimension);
+  return haveDirectSolver() && cells <= directDefaultCells(dimension);
 }
 
 }  // namespace kfvm

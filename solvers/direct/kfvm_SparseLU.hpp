@@ -76,6 +76,8 @@ std::vector<std::string> directSolverNames();
 /// directDefaultCells(dimension) cells). Decks, the Python API and kfvm.fipy ask here.
 bool directSolverByDefault(int dimension, long long cells);
 long long directDefaultCells(int dimension);
+/// Whether this build has the direct solver (a sparse LU package: SuiteSparse).
+bool haveDirectSolver();
 
 }  // namespace kfvm
 

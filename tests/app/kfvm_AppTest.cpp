@@ -331,7 +331,8 @@ TEST(Deck, SolverParametersAndAdaptiveSettingsAreReadAsGiven) {
 
 // Without [solver] name, a fourth-order or coupled deck on one process solves with the
 // direct solver while the mesh is small enough for its fill (directSolverByDefault),
-// GMRES with Jacobi above that and across MPI ranks; a named solver stays.
+// GMRES with Jacobi above that (falling back to the direct solver) and across MPI ranks
+// (without); a named solver stays.
 TEST(Deck, HardSystemsDefaultToTheDirectSolverWhileItFits) {
   const auto deckOf = [](int cells, const std::string& solver) {
     return "[mesh]\ndimension = 2\ncells = [" + std::to_string(cells) + ", " +
@@ -351,8 +352,15 @@ TEST(Deck, HardSystemsDefaultToTheDirectSolverWhileItFits) {
   deck.defaultSolverAcrossRanks();
   EXPECT_EQ(deck.solver, "gmres");
   EXPECT_EQ(deck.solverParameters.getString("preconditioner", ""), "jacobi");
+  EXPECT_EQ(deck.solverParameters.getString("fallback", "none"), "none");
+  // 360000 cells > 250000: GMRES, falling back to the direct solver where it stalls (on
+  // one process).
   const std::string large = writeDeck("large.toml", deckOf(600, ""));
-  EXPECT_EQ(readDeck(large, {"upwind"}).solver, "gmres");  // 360000 cells > 250000
+  Deck big = readDeck(large, {"upwind"});
+  EXPECT_EQ(big.solver, "gmres");
+  EXPECT_EQ(big.solverParameters.getString("fallback", "none"), built ? "lu" : "none");
+  big.defaultSolverAcrossRanks();
+  EXPECT_EQ(big.solverParameters.getString("fallback", "none"), "none");
   const std::string named =
       writeDeck("named.toml", deckOf(64, "[solver]\nname = \"cg\"\n"));
   Deck chosen = readDeck(named, {"upwind"});

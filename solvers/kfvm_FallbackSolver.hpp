@@ -1,0 +1,51 @@
+#ifndef KFVM_FALLBACK_SOLVER_HPP
+#define KFVM_FALLBACK_SOLVER_HPP
+
+// A solver whose missed solve is done again by another: a Krylov method standing in for
+// the direct solver where factoring every step costs too much, which factors only when
+// the Krylov method does not converge (makeLinearSolver's "fallback" parameter).
+
+#include <kfvm_LinearSolver.hpp>
+
+#include <memory>
+#include <string>
+
+namespace kfvm {
+
+/// first solves; when its report says it did not converge, the fallback (made on the
+/// first miss, given the matrix then and after each refill only when it solves again)
+/// solves again from first's answer. The report names both ("gmres, then lu
+/// (umfpack)") and says why first missed. Needs an assembled matrix.
+template <class ExecSpace>
+class FallbackSolver final : public LinearSolver<ExecSpace> {
+ public:
+  /// first: the solver made from parameters; fallback: a solver name makeLinearSolver
+  /// takes, given parameters' tolerance, absolute_tolerance and criterion.
+  FallbackSolver(std::unique_ptr<LinearSolver<ExecSpace>> first,
+                 const std::string& fallback, const Parameters& parameters);
+
+  bool needsMatrix() const override { return true; }
+  /// The solves the fallback did so far.
+  int fallbacks() const { return fallbacks_; }
+
+ private:
+  void setupImpl(Ordinal) override {}
+  void updateImpl(bool structureChanged) override;
+  /// The operator goes to first as it is (a multigrid preconditioner reads its grid);
+  /// its assembled matrix, which it must have, to the fallback.
+  void operatorImpl(const LinearOperator<ExecSpace>& op) override;
+  SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) override;
+
+  std::unique_ptr<LinearSolver<ExecSpace>> first_;
+  std::string fallbackName_;
+  Parameters fallbackParameters_;
+  std::unique_ptr<LinearSolver<ExecSpace>> fallback_;
+  CrsMatrix<ExecSpace> matrix_;  // the fallback's
+  int blockSize_ = 1;
+  bool fallbackStale_ = true;  // the matrix changed since the fallback was given it
+  int fallbacks_ = 0;
+};
+
+}  // namespace kfvm
+
+#endif

@@ -12,6 +12,12 @@ _EXPLICIT = {"forward-euler": "forward-euler", "fe": "forward-euler", "rk2": "rk
 _IMPLICIT = ("backward-euler", "be", "crank-nicolson", "cn")
 
 
+def _lu_fallback(mesh):
+    """A default Krylov method's fallback: the direct solver where the build has it (it
+    is the default at any size for a mesh of no cells)."""
+    return {"fallback": "lu"} if _kfvm.direct_solver_by_default(mesh.dim, 0) else {}
+
+
 def _scaled(poly, scale):
     return _kfvm.Polynomial([scale * c for c in poly.coefficients])
 
@@ -46,7 +52,7 @@ class _Coefficient:
                 value = float(coeff)
             except (TypeError, ValueError):
                 raise Error("%s: coefficient %r is not a number, field or Polynomial"
-                                  % (self.kind, coeff)) from None
+                            % (self.kind, coeff)) from None
             if not _np.isfinite(value):
                 raise Error("%s: coefficient %r is not finite" % (self.kind, value))
             self.constant += scale * value
@@ -72,7 +78,7 @@ class _Coefficient:
         for _, v in self.fields:
             if v.mesh is not mesh:
                 raise Error("%s: coefficient '%s' belongs to another mesh"
-                                  % (self.kind, v.name))
+                            % (self.kind, v.name))
         if len(self.fields) == 1 and not self.arrays and self.constant == 0 and self.fields[0][0] == 1.0:
             return self.fields[0][1]._field  # the variable itself: its changes are seen
         size = mesh.numberOfFaces if face else mesh.numberOfCells
@@ -82,7 +88,7 @@ class _Coefficient:
         for s, array in self.arrays:
             if array.shape != (size,):
                 raise Error("%s: a coefficient array needs %d values, got shape %s"
-                                  % (self.kind, size, array.shape))
+                            % (self.kind, size, array.shape))
             static = make(mesh._cpp, "kfvm::python::" + self.kind + "::array", 0.0)
             static.assign(array)
             compiled.keep.append(static)
@@ -114,7 +120,7 @@ def _field_of(coefficient, mesh, compiled, face):
         compiled.keep.append(value)
     elif any(isinstance(v, FaceVariable) for _, v in coefficient.fields) != face:
         raise Error("the fourth-order DiffusionTerm takes D and kappa both per cell "
-                          "or both per face")
+                    "or both per face")
     return value
 
 
@@ -128,11 +134,11 @@ def _set_diffusion_tensor(cpp, mesh, tensor):
     cells, faces = mesh.numberOfCells, mesh.numberOfFaces
     if tensor.ndim != 3 or tensor.shape[:2] != (dim, dim) or tensor.shape[2] not in (cells, faces):
         raise Error("a diffusion tensor on a %dD mesh has shape (%d, %d), (%d, %d, %d "
-                          "cells) or (%d, %d, %d faces), got %s"
-                          % (dim, dim, dim, dim, dim, cells, dim, dim, faces, tensor.shape))
+                    "cells) or (%d, %d, %d faces), got %s"
+                    % (dim, dim, dim, dim, dim, cells, dim, dim, faces, tensor.shape))
     if cells == faces:
         raise Error("this mesh has as many cells as faces (%d): a (%d, %d, %d) diffusion "
-                          "tensor could be either" % (cells, dim, dim, cells))
+                    "tensor could be either" % (cells, dim, dim, cells))
     cpp.diffusion_tensor_field(tensor, "cell" if tensor.shape[2] == cells else "face")
 
 
@@ -153,7 +159,7 @@ def _integrate_polynomial(poly, divisor):
     c = poly.coefficients
     if len(c) >= 8:
         raise Error("a D(phi) of degree %d beside the fourth-order term: its "
-                          "integral needs more than 8 coefficients" % (len(c) - 1))
+                    "integral needs more than 8 coefficients" % (len(c) - 1))
     return [0.0] + [ck / (k + 1) / divisor for k, ck in enumerate(c)]
 
 
@@ -187,7 +193,7 @@ class Equation:
         for _, t in self.parts:
             if t.var is not None and t.var is not var:
                 raise Error("a term acts on '%s', not on '%s': couple the equations "
-                                  "with & to solve for several variables" % (t.var.name, var.name))
+                            "with & to solve for several variables" % (t.var.name, var.name))
         return var
 
     def _oriented_parts(self):
@@ -205,13 +211,14 @@ class Equation:
     def _default_solver(self, mesh):
         # The fourth-order term: the direct solver where it is kfvm's default
         # (_kfvm.direct_solver_by_default), else GMRES with Jacobi and a long restart
-        # (ILU(0) stalls on its matrix, measured on Cahn-Hilliard 2D). Convection: GMRES
-        # with ILU(0).
+        # (ILU(0) stalls on its matrix, measured on Cahn-Hilliard 2D), falling back to the
+        # direct solver where it does not converge. Convection: GMRES with ILU(0).
         kinds = {t.kind for _, t in self.parts}
         if "diffusion4" in kinds:
             if _kfvm.direct_solver_by_default(mesh.dim, mesh.numberOfCells):
                 return Solver("lu")
-            return Solver("gmres", preconditioner="jacobi", restart=50, max_iterations=20000)
+            return Solver("gmres", preconditioner="jacobi", restart=50, max_iterations=20000,
+                          **_lu_fallback(mesh))
         if "convection" in kinds:
             return Solver("gmres", preconditioner="ilu0")
         return Solver("cg")
@@ -254,16 +261,16 @@ class Equation:
                         D, kappa = scale * float(D), float(kappa)
                     except (TypeError, ValueError):
                         raise Error("the fourth-order DiffusionTerm takes numbers or cell "
-                                          "fields (D, kappa)") from None
+                                    "fields (D, kappa)") from None
                     if not (D > 0 and kappa > 0 and _np.isfinite(D * kappa)):
                         raise Error("the fourth-order term must be - DiffusionTerm((D, "
-                                          "kappa)) on the right with D, kappa > 0 (well "
-                                          "posed); got D = %g, kappa = %g" % (-D, kappa))
+                                    "kappa)) on the right with D, kappa > 0 (well "
+                                    "posed); got D = %g, kappa = %g" % (-D, kappa))
                     fourth = (D, kappa)
                 else:  # cell fields (or arrays): checked >= 0 per cell by kfvm
                     if scale < 0:
                         raise Error("the fourth-order term must be - DiffusionTerm((D, "
-                                          "kappa)) on the right (well posed)")
+                                    "kappa)) on the right (well posed)")
                     fields = []
                     for name, factor, value in (("fourth-order D", scale, D),
                                                 ("fourth-order kappa", 1.0, kappa)):
@@ -287,8 +294,8 @@ class Equation:
         if fourth is not None and isinstance(fourth[0], _Coefficient):
             if not D.empty:
                 raise Error("beside a fourth-order term with field coefficients, no "
-                                  "second-order DiffusionTerm (kfvm folds one into the term "
-                                  "as D g'(phi), with D a number)")
+                            "second-order DiffusionTerm (kfvm folds one into the term "
+                            "as D g'(phi), with D a number)")
             face = any(isinstance(v, FaceVariable) for part in fourth for _, v in part.fields)
             D4, kappa4 = (_field_of(part, mesh, compiled, face) for part in fourth)
             cpp.higher_order_diffusion(D4, kappa4, _kfvm.Polynomial([0.0]))
@@ -296,7 +303,7 @@ class Equation:
             law = [0.0]
             if D.fields or D.arrays:
                 raise Error("beside the fourth-order term a second-order DiffusionTerm "
-                                  "takes a number or a Polynomial, not a field")
+                            "takes a number or a Polynomial, not a field")
             if D.polynomial is not None or D.constant != 0:
                 poly = _plus_constant(D.polynomial or _kfvm.Polynomial([0.0]), D.constant)
                 law = _integrate_polynomial(poly, fourth[0])
@@ -306,7 +313,7 @@ class Equation:
         if tensor is not None:
             if not D.empty or fourth is not None:
                 raise Error("a tensor DiffusionTerm takes the equation's whole "
-                                  "second-order diffusion (no other DiffusionTerm beside it)")
+                            "second-order diffusion (no other DiffusionTerm beside it)")
             _set_diffusion_tensor(cpp, mesh, tensor)
         if correction is not None and not mesh._cpp.has_grid_layout:
             cpp.diffusion_correction(correction)
@@ -344,7 +351,7 @@ class Equation:
             vector = _np.zeros(3)
             if array.size > mesh.dim and _np.any(array[mesh.dim:] != 0):
                 raise Error("ConvectionTerm: velocity %s has more components than the "
-                                  "mesh's %d dimensions" % (array, mesh.dim))
+                            "mesh's %d dimensions" % (array, mesh.dim))
             vector[:min(array.size, 3)] = array[:3]
             cpp.convection(*(scale * vector), term.scheme)
             return
@@ -356,8 +363,8 @@ class Equation:
             cpp.convection(field, term.scheme)
             return
         raise Error("ConvectionTerm: velocity must be a vector of up to %d numbers, a "
-                          "FaceVariable of normal velocities or an array of shape (%d, %d); "
-                          "got shape %s" % (mesh.dim, mesh.dim, mesh.numberOfFaces, array.shape))
+                    "FaceVariable of normal velocities or an array of shape (%d, %d); "
+                    "got shape %s" % (mesh.dim, mesh.dim, mesh.numberOfFaces, array.shape))
 
     def _prepare(self, var, solver, explicit, sweeps):
         var = self._variable(var)
@@ -395,7 +402,7 @@ class Equation:
         explicit = _EXPLICIT.get(scheme)
         if explicit is None and scheme not in _IMPLICIT:
             raise Error("unknown time scheme '%s' (known: %s)"
-                              % (scheme, ", ".join(_IMPLICIT + tuple(_EXPLICIT))))
+                        % (scheme, ", ".join(_IMPLICIT + tuple(_EXPLICIT))))
         sweep_settings = None
         if sweeps is not None or sweep_tolerance is not None or relaxation != 1.0:
             sweep_settings = (int(50 if sweeps is None else sweeps),
@@ -459,11 +466,11 @@ def _check_coupled_centring(term):
         if isinstance(coeff, CellVariable) or (
                 not isinstance(coeff, FaceVariable) and _np.ndim(coeff) != 0):
             raise Error("a coupled system's DiffusionTerm takes a number or a "
-                              "FaceVariable (e.g. var.arithmeticFaceValue); %r is not"
-                              % (term,))
+                        "FaceVariable (e.g. var.arithmeticFaceValue); %r is not"
+                        % (term,))
     elif isinstance(coeff, FaceVariable):
         raise Error("a coupled system's %s takes a number or cell values; %r is a "
-                          "FaceVariable" % (term.kind, term))
+                    "FaceVariable" % (term.kind, term))
 
 
 class CoupledEquation:
@@ -494,12 +501,12 @@ class CoupledEquation:
                     continue  # a number or field source belongs to its equation
                 if t.var is None:
                     raise Error("in a coupled system every term names its variable "
-                                      "(var=); %r does not" % (t,))
+                                "(var=); %r does not" % (t,))
                 if not any(v is t.var for v in variables):
                     variables.append(t.var)
         if len(variables) != len(self.equations):
             raise Error("a coupled system needs one equation per variable: %d equations, "
-                              "%d variables (%s)" % (len(self.equations), len(variables),
+                        "%d variables (%s)" % (len(self.equations), len(variables),
                                                      ", ".join(v.name for v in variables)))
         mesh = variables[0].mesh
         for v in variables:
@@ -531,10 +538,10 @@ class CoupledEquation:
                     continue
                 if t.kind not in methods:
                     raise Error("a coupled system takes TransientTerm, DiffusionTerm, "
-                                      "ImplicitSourceTerm and sources; not %r" % (t,))
+                                "ImplicitSourceTerm and sources; not %r" % (t,))
                 if isinstance(t.coeff, _kfvm.Polynomial):
                     raise Error("a coupled system's coefficients are numbers or "
-                                      "fields; %r is not" % (t,))
+                                "fields; %r is not" % (t,))
                 _check_coupled_centring(t)
                 key = (t.kind, v)
                 if key not in blocks:
@@ -566,13 +573,14 @@ class CoupledEquation:
         scheme = str(scheme)
         if scheme not in _IMPLICIT:
             raise Error("unknown time scheme '%s' for a coupled system (known: %s)"
-                              % (scheme, ", ".join(_IMPLICIT)))
+                        % (scheme, ", ".join(_IMPLICIT)))
         variables = self._variables()
         mesh = variables[0].mesh
         # Coupled systems: the direct solver where it is kfvm's default, else GMRES with
-        # ILU(0).
+        # ILU(0), falling back to the direct solver where it does not converge.
         solver = _solver_of(solver, Solver("lu") if _kfvm.direct_solver_by_default(
-            mesh.dim, mesh.numberOfCells) else Solver("gmres", preconditioner="ilu0"))
+            mesh.dim, mesh.numberOfCells) else Solver("gmres", preconditioner="ilu0",
+                                                      **_lu_fallback(mesh)))
         key = (tuple(id(v) for v in variables), tuple(v._constraint_version for v in variables),
                solver._key(), sweeps, sweep_tolerance)
         if self._key != key:

@@ -54,7 +54,7 @@ class FaceSet:
         mask = _np.asarray(mask, dtype=bool)
         if mask.shape != (mesh.numberOfFaces,):
             raise Error("a face mask needs %d entries, got shape %s"
-                              % (mesh.numberOfFaces, mask.shape))
+                        % (mesh.numberOfFaces, mask.shape))
         self.mesh = mesh
         self.mask = mask
 
@@ -292,7 +292,7 @@ def _patch_pairs(periodic):
     for pair in periodic or ():
         if isinstance(pair, str) or len(pair) != 2:
             raise Error("periodic takes pairs of patch names, e.g. [(\"left\", "
-                              "\"right\")], got %r" % (pair,))
+                        "\"right\")], got %r" % (pair,))
         pairs.append([str(pair[0]), str(pair[1])])
     return pairs
 
@@ -319,7 +319,7 @@ class GmshMesh(_General):
         else:
             if dimension not in (2, 3):
                 raise Error("a Gmsh script is meshed in dimension 2 or 3: give "
-                                  "dimension= (or use Gmsh2D, Gmsh3D)")
+                            "dimension= (or use Gmsh2D, Gmsh3D)")
             if is_file:
                 cpp = module.Mesh.from_gmsh_script(source, dimension, periodic)
             else:  # the script's text
@@ -352,7 +352,7 @@ def _cell_kind(cell, index):
     if depth == {1}:
         return "faces"
     raise Error("cell %d mixes nodes and faces (a cell is a list of nodes, or in 3D a "
-                      "list of faces, each a list of nodes)" % index)
+                "list of faces, each a list of nodes)" % index)
 
 
 class UnstructuredMesh(_General):
@@ -371,7 +371,7 @@ class UnstructuredMesh(_General):
         nodes = _np.asarray(nodes, dtype=float)
         if nodes.ndim != 2 or nodes.shape[1] not in (2, 3):
             raise Error("nodes must have shape (points, 2) or (points, 3), got %s"
-                              % (nodes.shape,))
+                        % (nodes.shape,))
         dimension = nodes.shape[1]
         padded = _np.zeros((len(nodes), 3))
         padded[:, :dimension] = nodes
@@ -383,15 +383,15 @@ class UnstructuredMesh(_General):
         if dimension == 3 and kinds and kinds[0] == "faces":
             if "nodes" in kinds:
                 raise Error("cell %d is a list of nodes, cell 0 a list of faces: give "
-                                  "every cell the same way" % kinds.index("nodes"))
+                            "every cell the same way" % kinds.index("nodes"))
             polyhedra = [[[int(n) for n in face] for face in cell] for cell in cells]
             cpp = module.Mesh.from_polyhedra(padded.tolist(), polyhedra, patches,
                                              str(convention), _patch_pairs(periodic))
         else:
             if "faces" in kinds:
                 raise Error("cell %d is a list of faces, which only 3D meshes given "
-                                  "as polyhedra take (every cell a list of faces)"
-                                  % kinds.index("faces"))
+                            "as polyhedra take (every cell a list of faces)"
+                            % kinds.index("faces"))
             cells = [[int(n) for n in cell] for cell in cells]
             cpp = module.Mesh.from_cells(dimension, padded.tolist(), cells, patches,
                                          str(convention), _patch_pairs(periodic))

@@ -68,7 +68,7 @@ def write_png(path, variable):
     if not mesh._cpp.has_grid_layout:
         if mesh.dim != 2:
             raise Error("write_png: PNG snapshots of 3D general meshes are not built "
-                              "(write_vtk writes them)")
+                        "(write_vtk writes them)")
         _kfvm.write_polygons_png(str(path), mesh._cpp.cell_polygons(),
                                  list(map(float, variable.value)))
         return
@@ -156,7 +156,7 @@ def load_checkpoint(path, variables):
     state = _kfvm.read_checkpoint(str(path))
     if state["fingerprint"] != _fingerprint(variables):
         raise Error("checkpoint '%s' belongs to %s, not to %s"
-                          % (path, state["fingerprint"], _fingerprint(variables)))
+                    % (path, state["fingerprint"], _fingerprint(variables)))
     for v, values in zip(variables, state["values"]):
         v.setValue(_np.asarray(values))
     return {"time": state["time"], "step": state["step"], "dt": state["dt"]}

@@ -151,10 +151,10 @@ def crossover():
             cells = int(given)
         except ValueError:
             raise Error("KFVM_PLACEMENT_CROSSOVER must be a number of cells or "
-                              "'never', got %r" % given) from None
+                        "'never', got %r" % given) from None
         if cells < 0:
             raise Error("KFVM_PLACEMENT_CROSSOVER must not be negative, got %d"
-                              % cells)
+                        % cells)
         return cells
     records = _read()
     key = _key()

@@ -35,13 +35,13 @@ class Solver:
         matrix_free = parameters.pop("matrix_free", False)
         if not isinstance(matrix_free, bool):
             raise Error("solver parameter matrix_free must be True or False, got %r"
-                              % (matrix_free,))
+                        % (matrix_free,))
         self.matrix_free = matrix_free
         self.parameters = {}
         for key, value in parameters.items():
             if isinstance(value, bool) or not isinstance(value, (_numbers.Real, str)):
                 raise Error("solver parameter %s must be a number or a name, got %r"
-                                  % (key, value))
+                            % (key, value))
             self.parameters[key] = repr(float(value)) if isinstance(value, float) else str(value)
 
     def _key(self):

@@ -46,7 +46,7 @@ class Term:
     def __mul__(self, other):
         if not isinstance(other, _numbers.Real):
             raise Error("a term scales by a number only, got %r (put fields into "
-                              "the coefficient)" % (other,))
+                        "the coefficient)" % (other,))
         return _Sum([(float(other) * s, t) for s, t in self._parts()])
 
     __rmul__ = __mul__
@@ -120,7 +120,7 @@ class DiffusionTerm(Term):
                 self.kind = "diffusion4"
             else:
                 raise Error("DiffusionTerm takes one coefficient or a pair (D, kappa), "
-                                  "got %d" % len(coeff))
+                            "got %d" % len(coeff))
         super().__init__(coeff, var)
 
 
@@ -157,7 +157,7 @@ class ConvectionTerm(Term):
             self.scheme = str(scheme)
         if self.scheme not in _kfvm.convection_scheme_names():
             raise Error("unknown convection scheme '%s' (known: %s)"
-                              % (self.scheme, ", ".join(_kfvm.convection_scheme_names())))
+                        % (self.scheme, ", ".join(_kfvm.convection_scheme_names())))
 
 
 def _scheme_class(name, scheme, doc):

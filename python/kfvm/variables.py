@@ -17,8 +17,8 @@ class _Variable:
         from .mesh import _Mesh
         if not isinstance(mesh, _Mesh):
             raise Error("%s needs a kfvm mesh (Grid1D/2D/3D, GmshMesh, "
-                              "UnstructuredMesh), got %r"
-                              % (type(self).__name__, mesh))
+                        "UnstructuredMesh), got %r"
+                        % (type(self).__name__, mesh))
         self.mesh = mesh
         self.name = str(name)
         if _field is None:
@@ -49,14 +49,14 @@ class _Variable:
             mask = _np.asarray(where.mask if isinstance(where, FaceSet) else where, dtype=bool)
             if mask.shape != current.shape:
                 raise Error("setValue: where has shape %s, the field %s"
-                                  % (mask.shape, current.shape))
+                            % (mask.shape, current.shape))
             current[mask] = _np.broadcast_to(self._as_array(value), current.shape)[mask]
             self._field.assign(current)
             return
         if isinstance(value, _Variable):
             if value.mesh is not self.mesh or value._kind != self._kind:
                 raise Error("cannot set '%s' from '%s': another mesh or centring"
-                                  % (self.name, value.name))
+                            % (self.name, value.name))
             self._field.copy_from(value._field)
             return
         if _np.ndim(value) == 0:
@@ -79,7 +79,7 @@ class _Variable:
             return _np.full(len(self), float(array))
         if array.shape != (len(self),):
             raise Error("'%s' has %d values; got an array of shape %s"
-                              % (self.name, len(self), array.shape))
+                        % (self.name, len(self), array.shape))
         return array
 
     def __len__(self):
@@ -209,12 +209,12 @@ class CellVariable(_Variable):
             mask = _np.asarray(where, dtype=bool)
         if mask.shape != (self.mesh.numberOfFaces,):
             raise Error("constrain: where must be a face set or a mask of %d faces, "
-                              "got shape %s" % (self.mesh.numberOfFaces, mask.shape))
+                        "got shape %s" % (self.mesh.numberOfFaces, mask.shape))
         faces = _np.flatnonzero(mask)
         slots = self.mesh._faceSlots[faces]
         if _np.any(slots < 0):
             raise Error("constrain: face %d is an interior face; kfvm constrains "
-                              "boundary faces only" % faces[_np.argmax(slots < 0)])
+                        "boundary faces only" % faces[_np.argmax(slots < 0)])
         return faces
 
     def _per_face(self, value, faces, what):
@@ -228,11 +228,11 @@ class CellVariable(_Variable):
             array = array[faces]
         elif array.shape != (len(faces),):
             raise Error("constrain: %s has shape %s; give a number, %d values (one per "
-                              "selected face) or %d (one per face)"
-                              % (what, array.shape, len(faces), self.mesh.numberOfFaces))
+                        "selected face) or %d (one per face)"
+                        % (what, array.shape, len(faces), self.mesh.numberOfFaces))
         if not _np.all(_np.isfinite(array)):
             raise Error("constrain: %s is not finite at face %d"
-                              % (what, faces[_np.argmax(~_np.isfinite(array))]))
+                        % (what, faces[_np.argmax(~_np.isfinite(array))]))
         return array
 
     def _add_constraint(self, faces, a, b, g):
@@ -339,7 +339,7 @@ class _FaceGradient:
             vector = _np.broadcast_to(vector, (dim, vector.shape[1]))
         else:
             raise Error("faceGrad.constrain: value has shape %s; give a vector of %d "
-                              "numbers or (%d, faces) values" % (vector.shape, dim, dim))
+                        "numbers or (%d, faces) values" % (vector.shape, dim, dim))
         q = _np.sum(vector * normals, axis=0) * _np.ones(len(faces))
         if not _np.all(_np.isfinite(q)):
             raise Error("faceGrad.constrain: value is not finite")

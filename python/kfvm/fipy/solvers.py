@@ -178,8 +178,8 @@ class _KfvmSolver(_ScipySolver):
             scale = _np.linalg.norm(L @ x - b)
         else:
             raise Error("kfvm.fipy: criterion '%s' is not offered (give 'default', "
-                              "'RHS', 'legacy', 'unscaled', 'matrix' or 'initial')"
-                              % criterion)
+                        "'RHS', 'legacy', 'unscaled', 'matrix' or 'initial')"
+                        % criterion)
         return float(self.tolerance) * float(scale)
 
     def _solve_(self, L, x, b):

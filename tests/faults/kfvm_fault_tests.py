@@ -244,6 +244,35 @@ steps = 200
     status, output = run("run", "-q", blowup, "--output", fresh("blow-up"))
     check(status == 2 and "failed: not converged" in output and "phi in [9.99" in output,
           "a diverging run stops with exit 2, naming the step, time and phi's range", output)
+    # Cahn-Hilliard's fourth-order term at dt = 1000: ILU(0)-GMRES in 50 iterations
+    # misses (exit 2); with fallback = "lu" the direct solver does those solves.
+    stalled = """[mesh]
+dimension = 2
+cells = [24, 24]
+length = [24.0, 24.0]
+[variable]
+initial = { type = "random", mean = 0.0, amplitude = 0.05, seed = 2026 }
+[equation]
+transient = 1.0
+higher_order = { mobility = 1.0, kappa = 1.0, potential = [0.0, -1.0, 0.0, 1.0] }
+[solver]
+name = "gmres"
+preconditioner = "ilu0"
+max_iterations = 50
+[time]
+dt = 1000.0
+steps = 2
+"""
+    status, output = run("run", "-q", write_deck("stalled", stalled), "--output",
+                         fresh("stalled"))
+    check(status == 2 and "iteration limit 50 reached" in output,
+          "a Krylov solve that stalls stops the run with exit 2", output)
+    status, output = run("run", write_deck("fallback", stalled + """[solver.parameters]
+fallback = "lu"
+"""), "--output", fresh("fallback"))
+    # (A build without SuiteSparse refuses the deck, naming the package.)
+    check(status == 0 or (status == 1 and "libsuitesparse-dev" in output),
+          "with fallback = \"lu\" the direct solver does what the method missed", output)
     nan_exact = write_deck("nan-exact", BASE + """[equation]
 transient = 1.0
 diffusion = 1.0

@@ -2,6 +2,8 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_FallbackSolver.hpp>
 
+#include <algorithm>
+
 namespace kfvm {
 
 namespace {
@@ -25,9 +27,21 @@ FallbackSolver<ExecSpace>::FallbackSolver(std::unique_ptr<LinearSolver<ExecSpace
       fallbackParameters_(targetOf(parameters)) {
   require(fallbackName_ != first_->name(), "solver '", first_->name(),
           "' cannot fall back to itself");
+  const auto names = linearSolverNames();
+  if (std::find(names.begin(), names.end(), fallbackName_) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    fail("solver '", first_->name(), "': parameter fallback names an unknown solver '",
+         fallbackName_, "' (known: none, ", known, ")");
+  }
   // Made now, so that a bad name or parameter is an error here, not at the first miss;
   // it allocates nothing before its first matrix.
   fallback_ = makeLinearSolver<ExecSpace>(fallbackName_, fallbackParameters_);
+}
+
+template <class ExecSpace>
+void FallbackSolver<ExecSpace>::setupImpl(Ordinal size) {
+  start_ = Vector<ExecSpace>("kfvm::FallbackSolver::start", std::size_t(size));
 }
 
 template <class ExecSpace>
@@ -44,6 +58,10 @@ void FallbackSolver<ExecSpace>::operatorImpl(const LinearOperator<ExecSpace>& op
   require(op.matrix() != nullptr, "solver '", this->name(), "' with fallback '",
           fallbackName_, "' needs an assembled matrix; the operator is a ",
           op.description());
+  require(!op.space().distributed(), "solver '", this->name(), "' with fallback '",
+          fallbackName_,
+          "' runs on one process; this operator is distributed over MPI "
+          "ranks (leave fallback out there)");
   first_->setOperator(op);
   matrix_ = *op.matrix();
   blockSize_ = op.blockSize();
@@ -53,8 +71,10 @@ void FallbackSolver<ExecSpace>::operatorImpl(const LinearOperator<ExecSpace>& op
 template <class ExecSpace>
 SolverReport FallbackSolver<ExecSpace>::solveImpl(const Vector<ExecSpace>& b,
                                                   const Vector<ExecSpace>& x) {
+  Kokkos::deep_copy(ExecSpace(), start_, x);
   SolverReport missed = first_->solve(b, x);
   if (missed.converged) return missed;
+  Kokkos::deep_copy(ExecSpace(), x, start_);
   if (fallbackStale_) {
     fallback_->setMatrix(matrix_, blockSize_);
     fallbackStale_ = false;

@@ -12,10 +12,11 @@
 
 namespace kfvm {
 
-/// first solves; when its report says it did not converge, the fallback (made on the
-/// first miss, given the matrix then and after each refill only when it solves again)
-/// solves again from first's answer. The report names both ("gmres, then lu
-/// (umfpack)") and says why first missed. Needs an assembled matrix.
+/// first solves; when its report says it did not converge, the fallback (given the
+/// matrix on the first miss after each refill, not before) solves again from the same
+/// initial guess (first's answer may be NaN). The report names both ("gmres+jacobi,
+/// then lu (umfpack)") and says why first missed. Needs an assembled matrix on one
+/// process: a distributed operator is refused.
 template <class ExecSpace>
 class FallbackSolver final : public LinearSolver<ExecSpace> {
  public:
@@ -29,7 +30,7 @@ class FallbackSolver final : public LinearSolver<ExecSpace> {
   int fallbacks() const { return fallbacks_; }
 
  private:
-  void setupImpl(Ordinal) override {}
+  void setupImpl(Ordinal size) override;
   void updateImpl(bool structureChanged) override;
   /// The operator goes to first as it is (a multigrid preconditioner reads its grid);
   /// its assembled matrix, which it must have, to the fallback.
@@ -41,6 +42,7 @@ class FallbackSolver final : public LinearSolver<ExecSpace> {
   Parameters fallbackParameters_;
   std::unique_ptr<LinearSolver<ExecSpace>> fallback_;
   CrsMatrix<ExecSpace> matrix_;  // the fallback's
+  Vector<ExecSpace> start_;      // the initial guess, for the fallback
   int blockSize_ = 1;
   bool fallbackStale_ = true;  // the matrix changed since the fallback was given it
   int fallbacks_ = 0;

@@ -64,20 +64,23 @@ from .output import (
 )
 
 #: Names read from the loaded module (loading the build's module if none is): the
-#: version; the backends of this build (Kokkos execution spaces, e.g. ["Cuda",
-#: "Serial"]); the backend meshes use unless told otherwise (Kokkos' default execution
-#: space); "float64" or "float32", the build's floating-point type (KFVM_REAL_TYPE);
-#: and the backend-free types.
-_FROM_MODULE = {"__version__": "version", "backends": "backends",
-                "default_backend": "default_backend", "real_type": "real_type",
+#: version; "float64" or "float32", the build's floating-point type (KFVM_REAL_TYPE);
+#: and the backend-free types. ``backends`` (the build's Kokkos execution spaces, e.g.
+#: ["Cuda", "Serial"]) and ``default_backend`` (Kokkos' default execution space, where
+#: meshes go unless told otherwise) are the build's, whichever module this process holds
+#: (kfvm/_extension.py).
+_FROM_MODULE = {"__version__": "version", "real_type": "real_type",
                 "Polynomial": "Polynomial", "StepReport": "StepReport",
                 "BoundaryCondition": "BoundaryCondition"}
 
 
 def __getattr__(name):
     if name in _FROM_MODULE:
-        value = getattr(_kfvm, _FROM_MODULE[name])
-        return list(value) if name == "backends" else value
+        return getattr(_kfvm, _FROM_MODULE[name])
+    if name == "backends":
+        return _extension.build()[0]
+    if name == "default_backend":
+        return _extension.build()[1]
     raise AttributeError("module 'kfvm' has no attribute %r" % name)
 
 
@@ -94,7 +97,7 @@ def initialize(num_threads=None, device_id=None):
 
 def is_initialized():
     """True while Kokkos runs for kfvm."""
-    return _kfvm.is_running()
+    return _extension.loaded() is not None and _kfvm.is_running()
 
 
 def info():

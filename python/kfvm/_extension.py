@@ -20,6 +20,7 @@ import json as _json
 import os as _os
 import sys as _sys
 import types as _types
+import warnings as _warnings
 
 from ._errors import Error
 
@@ -65,6 +66,13 @@ module = _Stand_in(_NAME, "kfvm's C++ library, loaded on first use (kfvm/_extens
 _loaded = None  # the path of the module this process loaded
 
 
+def _load_file(path):
+    spec = _util.spec_from_file_location(_NAME, path)
+    real = _util.module_from_spec(spec)
+    spec.loader.exec_module(real)
+    return real
+
+
 def loaded():
     """The path of the extension module this process loaded, or None."""
     return _loaded
@@ -84,6 +92,34 @@ def build():
     return list(module.backends), module.default_backend
 
 
+def default_backend():
+    """The backend a mesh takes when neither it nor placement names one: the build's
+    default, or the host module's once this process holds it."""
+    if _loaded is not None and _loaded == HOST:
+        return module.default_backend
+    return build()[1]
+
+
+def direct_solver_by_default(dimension, cells):
+    """_kfvm.direct_solver_by_default without loading a module where info.json records
+    the policy (the host module is built from the same sources): placement asks it before
+    it knows which module to load."""
+    limits = _host_info.get("direct_default_cells") if (HOST and _loaded is None) else None
+    if limits is not None:
+        limit = limits.get(str(min(max(int(dimension), 1), 3)))
+        return limit is not None and int(cells) <= limit
+    return module.direct_solver_by_default(dimension, cells)
+
+
+def names(what):
+    """A list of names the module gives (convection_scheme_names, ...), from info.json
+    while no module is loaded."""
+    recorded = _host_info.get(what) if (HOST and _loaded is None) else None
+    if recorded is not None:
+        return list(recorded)
+    return list(getattr(module, what)())
+
+
 def load(backend=None):
     """The extension module, loaded now if it is not yet: the host module when the build
     has one and it has this backend, the build's module otherwise (and for None)."""
@@ -95,9 +131,15 @@ def load(backend=None):
         raise ImportError("kfvm's extension module _kfvm is not built next to %s: build "
                           "kfvm (scripts/build.sh) and use PYTHONPATH=build/python, or "
                           "cmake --install" % _PACKAGE)
-    spec = _util.spec_from_file_location(_NAME, path)
-    real = _util.module_from_spec(spec)
-    spec.loader.exec_module(real)
+    try:
+        real = _load_file(path)
+    except ImportError as error:
+        if path != HOST or FULL is None:
+            raise
+        _warnings.warn("kfvm's host module %s does not load (%s); the build's module "
+                       "runs this process" % (HOST, error), RuntimeWarning, stacklevel=3)
+        path = FULL
+        real = _load_file(path)
     # The stand-in becomes the module: everything that imported kfvm._kfvm holds it.
     for key, value in vars(real).items():
         if key not in ("__name__", "__loader__", "__spec__"):

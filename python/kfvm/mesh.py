@@ -16,7 +16,8 @@ def _backend_module(backend, cells=None):
         from .placement import backend_for
         backend = backend_for(cells) if cells is not None else \
             (_os.environ.get("KFVM_BACKEND") or None)
-    return _extension.require(_extension.build()[1] if backend is None else str(backend))
+    return _extension.require(_extension.default_backend() if backend is None
+                              else str(backend))
 
 
 def _vertices(n, d, axis):

@@ -5,7 +5,7 @@ import numbers as _numbers
 
 import numpy as _np
 
-from . import _kfvm
+from . import _extension
 from ._errors import Error
 
 
@@ -155,9 +155,9 @@ class ConvectionTerm(Term):
         super().__init__(coeff, var)
         if scheme is not None:
             self.scheme = str(scheme)
-        if self.scheme not in _kfvm.convection_scheme_names():
+        if self.scheme not in _extension.names("convection_scheme_names"):
             raise Error("unknown convection scheme '%s' (known: %s)"
-                        % (self.scheme, ", ".join(_kfvm.convection_scheme_names())))
+                        % (self.scheme, ", ".join(_extension.names("convection_scheme_names"))))
 
 
 def _scheme_class(name, scheme, doc):

@@ -660,7 +660,8 @@ def test_a_stand_in_that_misses_is_solved_again_by_the_direct_solver(monkeypatch
     iteration, the direct solver not the default at this size)."""
     import kfvm.fipy.solvers as translated
     monkeypatch.setattr(translated, "STAND_IN_ITERATIONS", 1)
-    monkeypatch.setattr(translated._kfvm, "direct_solver_by_default", lambda dim, cells: False)
+    monkeypatch.setattr(translated._extension, "direct_solver_by_default",
+                        lambda dim, cells: False)
     answers = []
     for on in (False, True):
         (kf.activate if on else kf.deactivate)()

@@ -29,13 +29,35 @@ def main(package, host_module, build_backends, build_default):
     info = {"backends": host, "module": os.path.basename(host_module),
             "version": module.version, "real_type": module.real_type,
             "build_backends": build_backends.split(";"),
-            "build_default_backend": build_default}
+            "build_default_backend": build_default,
+            # What kfvm asks before placement has chosen a module (kfvm/_extension.py):
+            # the same sources answer the same in both modules.
+            "direct_default_cells": direct_default_cells(module),
+            "convection_scheme_names": list(module.convection_scheme_names())}
     folder = os.path.join(package, "_host")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "info.json"), "w") as f:
         json.dump(info, f, indent=1)
     print("kfvm: host module %s (backends %s) beside the build's (%s)"
           % (host_module, ", ".join(host), build_backends.replace(";", ", ")))
+
+
+def direct_default_cells(module):
+    """The largest mesh (cells) of each dimension the direct solver is the default for;
+    a dimension without one is left out."""
+    limits = {}
+    for dimension in (1, 2, 3):
+        if not module.direct_solver_by_default(dimension, 0):
+            continue
+        low, high = 0, 1 << 40  # low: by default, high: not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if module.direct_solver_by_default(dimension, middle):
+                low = middle
+            else:
+                high = middle
+        limits[str(dimension)] = low
+    return limits
 
 
 def build_real_type():

@@ -6,7 +6,7 @@ import os as _os
 import numpy as _np
 from fipy.solvers.scipy.scipySolver import ScipySolver as _ScipySolver
 
-from .. import _kfvm
+from .. import _extension
 from .._errors import Error
 from ..mesh import _backend_module
 from ..placement import backend_for
@@ -91,8 +91,8 @@ def asks_direct(solver, dim, cells):
     always; None (FiPy's default, its LU) where the direct solver is kfvm's default
     (_kfvm.direct_solver_by_default: this build has it, and the mesh is small enough
     for its fill)."""
-    if solver is None:
-        return _kfvm.direct_solver_by_default(dim, cells)
+    if solver is None:  # (asked before placement: it must not load a module)
+        return _extension.direct_solver_by_default(dim, cells)
     return _method_of(solver) == "lu"
 
 

@@ -13,6 +13,17 @@
 #define KFVM_KOKKOS_HAS_MATH_FUNCTIONS 1
 #endif
 
+// Kokkos' mdspan-based View (the default from 4.6.99 on) is miscompiled by GCC before 13
+// on the host: a default View's tracker is zeroed, and copying onto it crashes
+// (kokkos/kokkos#7464). Refuse the combination rather than build a library that crashes.
+#if KOKKOS_VERSION >= 40699 && !defined(KOKKOS_ENABLE_IMPL_VIEW_LEGACY) && \
+    defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__) &&      \
+    !defined(__CUDACC__) && __GNUC__ < 13
+#error \
+    "kfvm: GCC < 13 miscompiles this Kokkos' mdspan View (kokkos/kokkos#7464): \
+configure Kokkos with -DKokkos_ENABLE_IMPL_VIEW_LEGACY=ON, or build with GCC 13+ or Clang"
+#endif
+
 namespace kfvm::Compat {
 
 #ifdef KFVM_KOKKOS_HAS_MATH_FUNCTIONS

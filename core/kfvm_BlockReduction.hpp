@@ -56,12 +56,11 @@ struct SumOfPartials {
 /// forEachIndex runs them; each block writes its sum, and a second, small reduction adds
 /// the blocks' sums. Kokkos' range reduction instead launches only as many threads as
 /// the device holds at once and loops each over several indices, one after another.
-/// Measured on the H200 at 256^3 (perf/RESULTS.md, run 6): the stencil product with its
-/// dot takes 0.126 ms this way (both passes) against 0.190 by the range reduction (the
-/// product alone: 0.09). It pays where an index carries much work: CG's update with its
-/// three sums (one cell an index) went from 0.362 to 0.466 ms, so that one stays a range
-/// reduction. The partial sums are allocated here, once per size: no allocation in a
-/// solve. Host spaces take the range reduction (and allocate nothing).
+/// It pays for light work an index (the stencil product with its dot); where an index
+/// carries much work (CG's update with its three sums) the range reduction is faster, so
+/// that one stays a range reduction (figures in perf/RESULTS.md). The partial sums are
+/// allocated here, once per size: no allocation in a solve. Host spaces take the range
+/// reduction (and allocate nothing).
 template <class Value, class ExecSpace>
 class BlockReduction {
  public:

@@ -19,9 +19,8 @@ namespace kfvm {
 /// term and TVD convection reach two cells away and need two.
 ///
 /// Its arrays are Kokkos::Array, not std::array: kernels read them (isOwned(), index()),
-/// and std::array's operator[] is a host function. Built with nvcc 13.0 and g++ 13.3,
-/// a Cuda kernel read every such entry as 0 (measured on the H200; the MPI tests on
-/// Cuda failed with it).
+/// and std::array's operator[] is a host function: a Cuda kernel built by nvcc read
+/// every such entry as 0 (the MPI tests on Cuda failed with it).
 struct GhostedBlock {
   Kokkos::Array<int, 3> owned{1, 1, 1}, lower{0, 0, 0}, upper{0, 0, 0}, extent{1, 1, 1};
 

@@ -9,7 +9,7 @@ namespace kfvm {
 
 /// One memory kfvm can run in: the host's RAM or a GPU's memory.
 struct MemoryInfo {
-  std::string where;  ///< "host" or the device's name, e.g. "NVIDIA H200"
+  std::string where;  ///< "host" or the device's name, as the device reports it
   std::string backend;
   std::size_t totalBytes = 0;
   std::size_t freeBytes = 0;

@@ -23,8 +23,7 @@ namespace kfvm::Blas {
 
 // Named functors, not KOKKOS_LAMBDA: these templates are instantiated in many translation
 // units, and nvcc's extended-lambda wrappers in a header template then break the one-
-// definition rule (seen on the H200 build: a call through a null pointer in axpby at
-// -O3).
+// definition rule (a call through a null pointer in axpby at -O3).
 namespace Functors {
 
 template <class ExecSpace>

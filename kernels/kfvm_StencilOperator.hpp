@@ -17,13 +17,13 @@ struct StencilData;
 ///  - Rows: one work item per (j, k) row of cells, an inner loop over i (contiguous in
 ///    memory) whose cells with both x neighbours run branch-free (it vectorizes); rows
 ///    are taken in tiles of 8 along j, marching up k. The default on host memory spaces
-///    (OpenMP, 16 cores, 256^3: 3-4x faster than Cells).
+///    (several times faster than Cells there).
 ///  - Cells: one work item per cell, (i, j, k) decoded by integer division.
 ///  - Teams: one team per (j, k) row, its threads over i: coalesced, no integer division.
 ///  - Columns: one work item per (i, j) and chunk of 8 cells along k, marching up the
 ///    chunk with x and the z-face weight carried in registers; work items form 32 x 4
-///    tiles in (i, j). The default on device memory spaces (H200, 512^3, variable D:
-///    0.91 of copy against 0.89 for Cells; constant D 0.78 against 0.71).
+///    tiles in (i, j). The default on device memory spaces (closest to copy bandwidth
+///    there; figures in perf/RESULTS.md).
 ///  - StreamingRows: Rows, writing y with streaming (non-temporal) stores on x86-64
 ///    hosts, which write whole cache lines without first reading them (as memcpy does);
 ///    a normal store reads each line of y before writing it. Elsewhere the same as Rows.

@@ -271,9 +271,9 @@ struct StencilColumns : StencilData<ExecSpace> {
 
 /// The columns loop with uniform weights in 3D. A chunk that lies wholly inside the grid
 /// along k takes uniformChunk(): every load of the chunk is issued before its first
-/// store. Its own kernel, because the chunk's registers (56 a thread on sm_90, against
-/// 32) would lower the occupancy of the face-coefficient path, which needs it (measured:
-/// variable D fell from 0.91 to 0.61 of copy at 512^3 when both shared one kernel).
+/// store. Its own kernel, because the chunk's registers would lower the occupancy of the
+/// face-coefficient path, which needs it (sharing one kernel slowed that path by a third;
+/// perf/RESULTS.md).
 template <class ExecSpace>
 struct StencilUniformColumns : StencilColumns<ExecSpace> {
   using Base = StencilColumns<ExecSpace>;

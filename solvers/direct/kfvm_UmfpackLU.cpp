@@ -19,7 +19,7 @@ class UmfpackLU final : public SparseLU {
     control_[UMFPACK_IRSTEP] = 0;
     // The analysis (once per structure) tries AMD/COLAMD and METIS and keeps the ordering
     // of least fill: METIS' nested dissection on periodic and coupled grids, where the
-    // factorization is up to 1.6x faster than with AMD alone (perf/RESULTS.md).
+    // factorization is faster than with AMD alone (perf/RESULTS.md).
     control_[UMFPACK_ORDERING] = UMFPACK_ORDERING_BEST;
   }
   ~UmfpackLU() override { release(); }

@@ -89,7 +89,7 @@ std::unique_ptr<KrylovMethod<ExecSpace>> makeKrylovMethod(const std::string& nam
     // Classical Gram-Schmidt takes 2 kernels a pass where modified takes 2 (j + 1): the
     // default wherever a kernel costs a launch or a fork and join. On Serial kernels are
     // plain loops, and modified Gram-Schmidt's pass over each basis vector while w stays
-    // in cache moved less memory (perf/RESULTS.md, 2026-12-06).
+    // in cache moved less memory (perf/RESULTS.md).
     const std::string orthogonalization = parameters.getString(
         "orthogonalization", Details::isSerial<ExecSpace>() ? "mgs" : "cgs");
     require(orthogonalization == "cgs" || orthogonalization == "mgs", name,

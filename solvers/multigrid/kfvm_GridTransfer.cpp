@@ -14,8 +14,8 @@ namespace Details {
 /// b = R r: each coarse cell gathers the fine cells that interpolate from it. The
 /// per-axis sources and weights are loaded first (unused entries: index 0, weight 0), so
 /// every load has a valid index: the loops along x and y have fixed trip counts and
-/// issue their 16 loads together (measured on the H200: with loops to each axis's count
-/// the loads went one after the other, 0.6 of copy); planes of weight 0 are skipped.
+/// issue their 16 loads together (with loops to each axis's count a GPU issued the
+/// loads one after the other); planes of weight 0 are skipped.
 template <class ExecSpace>
 struct TransferRestriction {
   typename GridTransfer<ExecSpace>::Data d;

@@ -324,9 +324,8 @@ class Multigrid final : public Preconditioner<ExecSpace> {
   }
 
   /// Whether level l sweeps its interior by column chunks (LevelSweeps): mg_sweep_loop
-  /// "columns", or "auto" on a device (on the H200 a step's interior chunks ran at 4.0
-  /// TB/s where one cell a thread ran at 2.2 to 2.7; perf/RESULTS.md, 2026-12-05, run
-  /// 20). On a host, cell by cell.
+  /// "columns", or "auto" on a device (there the chunks are faster than one cell a
+  /// thread; perf/RESULTS.md). On a host, cell by cell.
   bool columns(int) const {
     if (loop_ != "auto") return loop_ == "columns";
     return !Kokkos::SpaceAccessibility<Kokkos::HostSpace,

@@ -6,10 +6,8 @@
 // kernel (no coefficient array, no branch, every load of a chunk before its first
 // store), and the shell around it, swept cell by cell in the general form (Details;
 // included by kfvm_LevelSweeps.cpp only).
-//
-// Measured on the H200 (perf/RESULTS.md, 2026-12-05, run 20): a Chebyshev step's interior
-// chunks at 4.0 TB/s by its 4 vectors, where one cell a thread ran at 2.2 (256^3) to 2.7
-// (512^3), and the chunks with the boundary in the same kernel (128 registers) at 1.4.
+// On a GPU the interior chunks run well above one cell a thread, and far above chunks
+// with the boundary in the same kernel (too many registers); figures in perf/RESULTS.md.
 
 #include <kfvm_GridLevel.hpp>
 #include <kfvm_StencilColumnTiles.hpp>

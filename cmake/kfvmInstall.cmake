@@ -3,7 +3,7 @@ include(CMakePackageConfigHelpers)
 
 set(KFVM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/kfvm)
 
-set(_kfvm_targets kfvm kfvm_core kfvm_kernels kfvm_solvers kfvm_solver_factory)
+set(_kfvm_targets kfvm kfvm_core kfvm_io kfvm_kernels kfvm_solvers kfvm_solver_factory)
 if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_targets kfvm_trilinos)
 endif()
@@ -18,7 +18,7 @@ install(TARGETS ${_kfvm_targets}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kfvm)
 install(EXPORT kfvmTargets NAMESPACE kfvm:: DESTINATION ${KFVM_INSTALL_CMAKEDIR})
 
-set(_kfvm_layers core kernels solvers solvers/operators solvers/preconditioners
+set(_kfvm_layers core core/io kernels solvers solvers/operators solvers/preconditioners
                  solvers/krylov solvers/multigrid solvers/direct)
 if(KFVM_HAVE_TRILINOS)
   list(APPEND _kfvm_layers solvers/trilinos)

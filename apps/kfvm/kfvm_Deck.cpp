@@ -1,7 +1,7 @@
 #include "kfvm_Deck.hpp"
 
+#include <kfvm_Expression.hpp>
 #include "kfvm_DeckTableReader.hpp"
-#include "kfvm_Expression.hpp"
 
 #include <kfvm_Error.hpp>
 #include <kfvm_SchemeNames.hpp>

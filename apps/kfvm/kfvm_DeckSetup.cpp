@@ -1,7 +1,7 @@
 #include "kfvm_DeckSetup.hpp"
 #include "kfvm_InitialFile.hpp"
 
-#include "kfvm_Expression.hpp"
+#include <kfvm_Expression.hpp>
 
 #include <kfvm_GmshMesh.hpp>
 #include <kfvm_SystemInfo.hpp>

@@ -4,8 +4,8 @@
 // The typed reads behind readDeck (kfvm_Deck.cpp): one TOML table at a time, with errors
 // that name the file, line, table, key and value. Host only (toml++).
 
+#include <kfvm_Expression.hpp>
 #include "kfvm_Deck.hpp"
-#include "kfvm_Expression.hpp"
 
 #include <kfvm_Error.hpp>
 

@@ -5,7 +5,7 @@
 // from one process comes from here: reductions over the ranks, a .pvtu file set, probes
 // found on the rank that owns their cell, PNG snapshots and checkpoints of the fields
 // gathered to rank 0 (a one-process checkpoint, which restarts on any number of ranks).
-#include "kfvm_Checkpoint.hpp"
+#include <kfvm_Checkpoint.hpp>
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
 #include "kfvm_DeckSetup.hpp"

@@ -6,7 +6,7 @@
 // the whole grid's values (initial values; from a one-process checkpoint each rank reads
 // its own cells only).
 #include "kfvm_DistributedRun.hpp"
-#include "kfvm_Checkpoint.hpp"
+#include <kfvm_Checkpoint.hpp>
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"

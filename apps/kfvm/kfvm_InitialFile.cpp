@@ -1,6 +1,6 @@
 #include "kfvm_InitialFile.hpp"
 
-#include "kfvm_Checkpoint.hpp"
+#include <kfvm_Checkpoint.hpp>
 
 #include <kfvm_Error.hpp>
 

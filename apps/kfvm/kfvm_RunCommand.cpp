@@ -1,10 +1,10 @@
 // `kfvm run DECK` and `kfvm check DECK`: a whole run from a TOML deck (kfvm_Deck.hpp).
+#include <kfvm_Expression.hpp>
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_Deck.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
 #include "kfvm_DeckSetup.hpp"
-#include "kfvm_Expression.hpp"
 #include "kfvm_Log.hpp"
 #include "kfvm_ProblemCommands.hpp"
 #include "kfvm_RunLoop.hpp"

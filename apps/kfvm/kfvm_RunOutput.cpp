@@ -1,7 +1,7 @@
 #include "kfvm_RunOutput.hpp"
 
+#include <kfvm_Expression.hpp>
 #include "kfvm_CommandContext.hpp"
-#include "kfvm_Expression.hpp"
 
 #include <kfvm_CellPolygons.hpp>
 #include <kfvm_KokkosCompat.hpp>
@@ -9,7 +9,7 @@
 #include <kfvm_VtkUnstructured.hpp>
 
 #ifdef KFVM_HAVE_PNG
-#include "kfvm_PngWriter.hpp"
+#include <kfvm_PngWriter.hpp>
 #endif
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #ifndef KFVM_APPS_RUN_OUTPUT_HPP
 #define KFVM_APPS_RUN_OUTPUT_HPP
 
-#include "kfvm_Checkpoint.hpp"
+#include <kfvm_Checkpoint.hpp>
 #include "kfvm_Deck.hpp"
 #include "kfvm_Log.hpp"
 

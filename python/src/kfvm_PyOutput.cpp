@@ -8,12 +8,13 @@
 #include <kfvm_VtkUnstructured.hpp>
 #include <kfvm_VtkWriter.hpp>
 
+#include <kfvm_Checkpoint.hpp>
+#include <kfvm_Expression.hpp>
+#include <kfvm_PngWriter.hpp>
+
 #ifdef KFVM_HAVE_DECKS
-#include "kfvm_Checkpoint.hpp"
 #include "kfvm_Deck.hpp"
 #include "kfvm_DeckRun.hpp"
-#include "kfvm_Expression.hpp"
-#include "kfvm_PngWriter.hpp"
 
 #include <kfvm_Convection.hpp>
 #endif
@@ -78,16 +79,19 @@ void bindSharedOutput(py::module_& module) {
         return out;
       });
 
-#ifdef KFVM_HAVE_DECKS
-  module.attr("has_decks") = true;
-  py::class_<app::Expression>(module, "Expression",
-                              "An expression in x, y, z and t as decks write them")
+#ifdef KFVM_HAVE_PNG
+  module.attr("has_png") = true;
+#else
+  module.attr("has_png") = false;
+#endif
+  py::class_<Expression>(module, "Expression",
+                         "An expression in x, y, z and t as decks write them")
       .def(py::init<std::string>(), py::arg("text"))
-      .def_property_readonly("text", &app::Expression::text)
-      .def_property_readonly("uses_time", &app::Expression::usesTime)
+      .def_property_readonly("text", &Expression::text)
+      .def_property_readonly("uses_time", &Expression::usesTime)
       .def(
           "evaluate",
-          [](const app::Expression& e, const py::array_t<double, py::array::forcecast>& x,
+          [](const Expression& e, const py::array_t<double, py::array::forcecast>& x,
              const py::array_t<double, py::array::forcecast>& y,
              const py::array_t<double, py::array::forcecast>& z, double t) {
             require(x.ndim() == 1 && y.ndim() == 1 && z.ndim() == 1 &&
@@ -103,10 +107,10 @@ void bindSharedOutput(py::module_& module) {
 
   module.def(
       "write_polygons_png",
-      [](const std::string& path, const std::vector<app::Polygon>& cells,
+      [](const std::string& path, const std::vector<Polygon>& cells,
          const std::vector<double>& values) {
 #ifdef KFVM_HAVE_PNG
-        app::writePolygonsPng(path, cells, values);
+        writePolygonsPng(path, cells, values);
 #else
         (void)cells, (void)values;
         fail("cannot write '", path, "': this kfvm was built without stb (libstb-dev)");
@@ -119,7 +123,7 @@ void bindSharedOutput(py::module_& module) {
          const std::vector<double>& ys, const std::vector<double>& zs,
          const std::vector<double>& values) {
 #ifdef KFVM_HAVE_PNG
-        app::writeFieldPng(path, CartesianGrid::fromVertices(xs, ys, zs), values);
+        writeFieldPng(path, CartesianGrid::fromVertices(xs, ys, zs), values);
 #else
         (void)xs, (void)ys, (void)zs, (void)values;
         fail("cannot write '", path, "': this kfvm was built without stb (libstb-dev)");
@@ -132,7 +136,7 @@ void bindSharedOutput(py::module_& module) {
       [](const std::string& path, int step, double time, double dt,
          const std::array<int, 3>& cells, const std::vector<std::string>& names,
          const std::vector<std::vector<double>>& values, const std::string& fingerprint) {
-        app::CheckpointState state;
+        CheckpointState state;
         state.step = step;
         state.time = time;
         state.dt = dt;
@@ -140,14 +144,14 @@ void bindSharedOutput(py::module_& module) {
         state.variables = names;
         state.values = values;
         state.fingerprint = fingerprint;
-        app::writeCheckpoint(path, state);
+        writeCheckpoint(path, state);
       },
       py::arg("path"), py::arg("step"), py::arg("time"), py::arg("dt"), py::arg("cells"),
       py::arg("names"), py::arg("values"), py::arg("fingerprint"));
   module.def(
       "read_checkpoint",
       [](const std::string& path) {
-        const app::CheckpointState state = app::readCheckpoint(path);
+        const CheckpointState state = readCheckpoint(path);
         py::dict out;
         out["step"] = state.step;
         out["time"] = state.time;
@@ -160,6 +164,8 @@ void bindSharedOutput(py::module_& module) {
       },
       py::arg("path"));
 
+#ifdef KFVM_HAVE_DECKS
+  module.attr("has_decks") = true;
   module.def(
       "run_deck",
       [](const std::string& path, const std::string& output, const std::string& restart,
@@ -203,11 +209,6 @@ void bindSharedOutput(py::module_& module) {
   module.attr("has_decks") = false;
   module.def("run_deck", [](py::args, py::kwargs) { withoutDecks("run_deck"); });
   module.def("check_deck", [](py::args, py::kwargs) { withoutDecks("check_deck"); });
-  module.def("write_png", [](py::args, py::kwargs) { withoutDecks("write_png"); });
-  module.def("write_checkpoint",
-             [](py::args, py::kwargs) { withoutDecks("write_checkpoint"); });
-  module.def("read_checkpoint",
-             [](py::args, py::kwargs) { withoutDecks("read_checkpoint"); });
 #endif
 }
 

@@ -285,7 +285,7 @@ def test_periodic_grids_join_their_ends():
     assert phi.value.max() > 0.9 and abs(mesh.x[np.argmax(phi.value)] - 0.3) < 0.06
 
 
-@pytest.mark.skipif(not kfvm._kfvm.has_decks, reason="built without decks (no PNG writer)")
+@pytest.mark.skipif(not kfvm._kfvm.has_png, reason="built without stb (no PNG writer)")
 def test_png_snapshot_of_a_general_mesh(tmp_path):
     """write_png rasterizes a 2D general mesh's cells (a 3D one is refused)."""
     from conftest import DECKS

@@ -1,9 +1,9 @@
 // The `kfvm` command's own pieces, without Kokkos: deck expressions, PNG snapshots
 // (read back with stb_image), and the checked writes, checksums and seals of
 // kfvm_DurableFile.hpp that every output and checkpoint goes through.
+#include <kfvm_Expression.hpp>
+#include <kfvm_PngWriter.hpp>
 #include "kfvm_Deck.hpp"
-#include "kfvm_Expression.hpp"
-#include "kfvm_PngWriter.hpp"
 #include "kfvm_TestWorkFolder.hpp"
 
 #include <kfvm_DurableFile.hpp>

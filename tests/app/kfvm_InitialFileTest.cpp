@@ -1,7 +1,7 @@
 // Initial values from files (kfvm_InitialFile.hpp): NumPy arrays flat and shaped, C and
 // Fortran order, each dtype; HDF5 datasets; kfvm checkpoints with their mesh checked;
 // and the errors for what does not fit.
-#include "kfvm_Checkpoint.hpp"
+#include <kfvm_Checkpoint.hpp>
 #include "kfvm_InitialFile.hpp"
 #include "kfvm_TestWorkFolder.hpp"
 

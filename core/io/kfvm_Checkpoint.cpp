@@ -1,4 +1,4 @@
-#include "kfvm_Checkpoint.hpp"
+#include <kfvm_Checkpoint.hpp>
 
 #include <kfvm_Error.hpp>
 
@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace kfvm::app {
+namespace kfvm {
 
 namespace {
 
@@ -304,11 +304,11 @@ CheckpointState readCheckpoint(const std::string& path,
   return state;
 }
 
-}  // namespace kfvm::app
+}  // namespace kfvm
 
 #else  // without HDF5: checkpoints are an error that says why
 
-namespace kfvm::app {
+namespace kfvm {
 
 void writeCheckpoint(const std::string& path, const CheckpointState&) {
   fail("cannot write checkpoint '", path,
@@ -325,6 +325,6 @@ CheckpointState readCheckpoint(const std::string& path, const std::vector<long l
        "': this kfvm was built without HDF5 (Debian: libhdf5-openmpi-dev)");
 }
 
-}  // namespace kfvm::app
+}  // namespace kfvm
 
 #endif

@@ -1,4 +1,4 @@
-#include "kfvm_Expression.hpp"
+#include <kfvm_Expression.hpp>
 
 #include <kfvm_Error.hpp>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace kfvm::app {
+namespace kfvm {
 
 namespace {
 
@@ -259,4 +259,4 @@ double Expression::operator()(double x, double y, double z, double t) const {
   return stack[0];
 }
 
-}  // namespace kfvm::app
+}  // namespace kfvm

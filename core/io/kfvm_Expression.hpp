@@ -1,10 +1,10 @@
-#ifndef KFVM_APPS_EXPRESSION_HPP
-#define KFVM_APPS_EXPRESSION_HPP
+#ifndef KFVM_EXPRESSION_HPP
+#define KFVM_EXPRESSION_HPP
 
 #include <string>
 #include <vector>
 
-namespace kfvm::app {
+namespace kfvm {
 
 /// A small arithmetic expression in x, y, z and t, as decks write initial values and
 /// exact solutions: numbers, + - * / ^ (right-associative), unary minus, parentheses,
@@ -42,6 +42,6 @@ class Expression {
   friend class ExpressionParser;
 };
 
-}  // namespace kfvm::app
+}  // namespace kfvm
 
 #endif

@@ -19,8 +19,6 @@ namespace {
 
 using Handle = Details::Hdf5Handle;
 
-constexpr const char* checkpointFormat = distributedCheckpointFormat;
-
 /// The ranks of a checkpoint's write or read, agreeing on every step. A rank that fails
 /// does not go on to the next collective HDF5 call while the others wait in it: every
 /// rank throws at the same point (Details::agreeOnFailure), and so closes its open
@@ -156,8 +154,9 @@ Handle collectiveTransfer(const Collective& all) {
 }
 
 /// Attribute name of the file: n values (n == 1: a scalar), stored as fileType.
-void writeAttribute(hid_t file, const char* name, hid_t fileType, hid_t memoryType,
-                    const void* data, hsize_t n, const Collective& all) {
+void writeCollectiveAttribute(hid_t file, const char* name, hid_t fileType,
+                              hid_t memoryType, const void* data, hsize_t n,
+                              const Collective& all) {
   Handle space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr),
                H5Sclose);
   all.check(space.valid(), "cannot make the space of attribute ", name, " (HDF5)");
@@ -172,8 +171,9 @@ void writeAttribute(hid_t file, const char* name, hid_t fileType, hid_t memoryTy
 
 /// Reads attribute name: n values of typeClass (a string: one of the memory type's
 /// size), converted to memoryType.
-void readAttribute(hid_t file, const char* name, H5T_class_t typeClass, hid_t memoryType,
-                   void* data, hssize_t n, const char* expected, const Collective& all) {
+void readCollectiveAttribute(hid_t file, const char* name, H5T_class_t typeClass,
+                             hid_t memoryType, void* data, hssize_t n,
+                             const char* expected, const Collective& all) {
   Handle attribute(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
   all.check(attribute.valid(), "it has no attribute ", name);
   Handle space(H5Aget_space(attribute.get()), H5Sclose);
@@ -204,7 +204,7 @@ hid_t textType(std::size_t length) {
 
 /// The format's string type, its terminating zero included.
 hid_t formatType() {
-  return textType(std::strlen(checkpointFormat));
+  return textType(std::strlen(distributedCheckpointFormat));
 }
 
 /// The names of a file's attributes, in HDF5's order.
@@ -265,18 +265,19 @@ DistributedCheckpointInfo readCheckpointFile(const std::string& file,
     char format[64] = {};
     Handle type(formatType(), H5Tclose);
     all.check(type.valid(), "cannot make a string type (HDF5)");
-    readAttribute(h5.get(), "format", H5T_STRING, type.get(), format, 1,
-                  (std::string("'") + checkpointFormat + "'").c_str(), all);
-    all.check(std::strcmp(format, checkpointFormat) == 0, "its format is '", format,
-              "', not '", checkpointFormat, "'");
+    readCollectiveAttribute(
+        h5.get(), "format", H5T_STRING, type.get(), format, 1,
+        (std::string("'") + distributedCheckpointFormat + "'").c_str(), all);
+    all.check(std::strcmp(format, distributedCheckpointFormat) == 0, "its format is '",
+              format, "', not '", distributedCheckpointFormat, "'");
     all.close(type, "a string type");
   }
-  readAttribute(h5.get(), "step", H5T_INTEGER, H5T_NATIVE_LLONG, &info.step, 1,
-                "one integer", all);
-  readAttribute(h5.get(), "time", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info.time, 1,
-                "one number", all);
-  readAttribute(h5.get(), "cells", H5T_INTEGER, H5T_NATIVE_INT, info.cells.data(), 3,
-                "three integers", all);
+  readCollectiveAttribute(h5.get(), "step", H5T_INTEGER, H5T_NATIVE_LLONG, &info.step, 1,
+                          "one integer", all);
+  readCollectiveAttribute(h5.get(), "time", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info.time, 1,
+                          "one number", all);
+  readCollectiveAttribute(h5.get(), "cells", H5T_INTEGER, H5T_NATIVE_INT,
+                          info.cells.data(), 3, "three integers", all);
   all.check(info.step >= 0, "attribute step is ", info.step, ", not >= 0");
   all.check(std::isfinite(info.time) && info.time >= 0, "attribute time is ", info.time,
             ", not finite and >= 0");
@@ -372,22 +373,27 @@ void writeCheckpointFile(const std::string& temporary,
   {
     Handle type(formatType(), H5Tclose);
     all.check(type.valid(), "cannot make a string type (HDF5)");
-    writeAttribute(h5.get(), "format", type.get(), type.get(), checkpointFormat, 1, all);
+    writeCollectiveAttribute(h5.get(), "format", type.get(), type.get(),
+                             distributedCheckpointFormat, 1, all);
     all.close(type, "a string type");
   }
   const long long step = info.step;
   const double time = info.time;
   const std::array<int, 3> cells = n;
-  writeAttribute(h5.get(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, &step, 1, all);
-  writeAttribute(h5.get(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time, 1, all);
-  writeAttribute(h5.get(), "cells", H5T_STD_I32LE, H5T_NATIVE_INT, cells.data(), 3, all);
+  writeCollectiveAttribute(h5.get(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, &step, 1,
+                           all);
+  writeCollectiveAttribute(h5.get(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time, 1,
+                           all);
+  writeCollectiveAttribute(h5.get(), "cells", H5T_STD_I32LE, H5T_NATIVE_INT, cells.data(),
+                           3, all);
   for (const auto& [name, values] : info.numbers)
-    writeAttribute(h5.get(), name.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                   values.data(), hsize_t(values.size()), all);
+    writeCollectiveAttribute(h5.get(), name.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                             values.data(), hsize_t(values.size()), all);
   for (const auto& [name, text] : info.texts) {
     Handle type(textType(text.size()), H5Tclose);
     all.check(type.valid(), "cannot make a string type (HDF5)");
-    writeAttribute(h5.get(), name.c_str(), type.get(), type.get(), text.c_str(), 1, all);
+    writeCollectiveAttribute(h5.get(), name.c_str(), type.get(), type.get(), text.c_str(),
+                             1, all);
     all.close(type, "a string type");
   }
   // HDF5 writes what it still holds when the file is closed: this close is a write.

@@ -1,4 +1,4 @@
-#include "kfvm_PngWriter.hpp"
+#include <kfvm_PngWriter.hpp>
 
 #include <kfvm_DurableFile.hpp>
 #include <kfvm_Error.hpp>
@@ -11,7 +11,7 @@
 #define STB_IMAGE_WRITE_STATIC
 #include <stb/stb_image_write.h>
 
-namespace kfvm::app {
+namespace kfvm {
 
 namespace {
 
@@ -188,4 +188,4 @@ void writePolygonsPng(const std::string& path, const std::vector<Polygon>& cells
   finishAndWrite(image, plotW, plotH, margin, low, high, path);
 }
 
-}  // namespace kfvm::app
+}  // namespace kfvm

@@ -1,11 +1,11 @@
-#ifndef KFVM_APPS_CHECKPOINT_HPP
-#define KFVM_APPS_CHECKPOINT_HPP
+#ifndef KFVM_CHECKPOINT_HPP
+#define KFVM_CHECKPOINT_HPP
 
 #include <array>
 #include <string>
 #include <vector>
 
-namespace kfvm::app {
+namespace kfvm {
 
 /// What a run needs to go on exactly where it stopped: the cell values of every
 /// variable, the step, time and next dt, the deck it belongs to, and how long its CSV
@@ -55,6 +55,6 @@ CheckpointState readCheckpoint(const std::string& path,
 /// false for one process's; the seal is verified first.
 bool writtenAcrossRanks(const std::string& path);
 
-}  // namespace kfvm::app
+}  // namespace kfvm
 
 #endif

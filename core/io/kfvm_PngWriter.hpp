@@ -1,5 +1,5 @@
-#ifndef KFVM_APPS_PNG_WRITER_HPP
-#define KFVM_APPS_PNG_WRITER_HPP
+#ifndef KFVM_PNG_WRITER_HPP
+#define KFVM_PNG_WRITER_HPP
 
 #include <kfvm_CartesianGrid.hpp>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kfvm::app {
+namespace kfvm {
 
 /// The colour (viridis) of a value t in [0, 1]; clamped outside.
 std::array<unsigned char, 3> viridis(double t);
@@ -31,6 +31,6 @@ using Polygon = std::vector<std::array<double, 2>>;
 void writePolygonsPng(const std::string& path, const std::vector<Polygon>& cells,
                       const std::vector<double>& values);
 
-}  // namespace kfvm::app
+}  // namespace kfvm
 
 #endif

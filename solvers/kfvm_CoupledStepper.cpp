@@ -114,36 +114,9 @@ StepReport CoupledStepper<ExecSpace>::solve(std::vector<CellField<ExecSpace>>& f
     system_.assemble(invDt, previous_, x_, rhs_);
     if (explicitHalf) Blas::axpby(explicitWeight, explicit_, Real(1), rhs_);
   };
-  const bool sweeping = system_.isNonlinear();
-  StepReport report;
-  report.sweeps = 0;
-  for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
-    assemble();
-    if (sweeping) {
-      const double residual = this->residual();
-      report.sweepResiduals.push_back(residual);
-      if (sweep > 1 && residual <= double(tolerance_)) {
-        system_.unpack(x_, fields);
-        return report;
-      }
-    }
-    const SolverReport linear = solveLinear();
-    const int total = report.totalIterations + linear.iterations;
-    static_cast<SolverReport&>(report) = linear;
-    report.totalIterations = total;
-    report.sweeps = sweep;
-    if (!linear.converged) break;
-  }
-  if (sweeping && report.converged) {
-    assemble();
-    const double residual = this->residual();
-    report.sweepResiduals.push_back(residual);
-    if (residual > double(tolerance_)) {
-      report.converged = false;
-      report.reason =
-          Details::sweepFailureReason(residual, maxSweeps_, double(tolerance_));
-    }
-  }
+  const StepReport report = Details::runSweeps(
+      Details::SweepPlan{system_.isNonlinear(), maxSweeps_, double(tolerance_)}, assemble,
+      [&] { return residual(); }, [&] { return solveLinear(); });
   system_.unpack(x_, fields);
   return report;
 }

@@ -178,42 +178,24 @@ SolverReport ImplicitStepper<ExecSpace>::solveLinear(CellField<ExecSpace>& phi) 
 template <class ExecSpace>
 StepReport ImplicitStepper<ExecSpace>::solve(CellField<ExecSpace>& phi, Real invDt,
                                              Real theta) {
-  const bool sweeping = assembler_.equation().needsSweeps();
-  StepReport report;
-  report.sweeps = 0;
   const auto& equation = assembler_.equation();
+  const bool sweeping = equation.needsSweeps();
+  const bool relax = sweeping && relaxation_ < 1;
   exchangeGhosts(phi);
-  for (int sweep = 1; sweep <= (sweeping ? maxSweeps_ : 1); ++sweep) {
-    equation.updateNonlinear(phi);
-    assembler_.assemble(invDt, theta, previous_, phi, rhs_);
-    if (sweeping) {
-      const double residual = nonlinearResidual(phi);
-      report.sweepResiduals.push_back(residual);
-      if (sweep > 1 && residual <= double(sweepTolerance_)) return report;
-    }
-    const bool relax = sweeping && relaxation_ < 1;
-    if (relax) Blas::copy(phi.values(), iterate_);
-    SolverReport linear = solveLinear(phi);
-    if (relax) Blas::axpby(Real(1) - relaxation_, iterate_, relaxation_, phi.values());
-    const int total = report.totalIterations + linear.iterations;
-    static_cast<SolverReport&>(report) = linear;
-    report.totalIterations = total;
-    report.sweeps = sweep;
-    if (!linear.converged) return report;
-  }
-  if (sweeping) {
-    // The last solve's result has not been checked yet: one more residual.
-    equation.updateNonlinear(phi);
-    assembler_.assemble(invDt, theta, previous_, phi, rhs_);
-    const double residual = nonlinearResidual(phi);
-    report.sweepResiduals.push_back(residual);
-    if (residual > double(sweepTolerance_)) {
-      report.converged = false;
-      report.reason =
-          Details::sweepFailureReason(residual, maxSweeps_, double(sweepTolerance_));
-    }
-  }
-  return report;
+  return Details::runSweeps(
+      Details::SweepPlan{sweeping, maxSweeps_, double(sweepTolerance_)},
+      [&] {
+        equation.updateNonlinear(phi);
+        assembler_.assemble(invDt, theta, previous_, phi, rhs_);
+      },
+      [&] { return nonlinearResidual(phi); },
+      [&] {
+        if (relax) Blas::copy(phi.values(), iterate_);
+        const SolverReport linear = solveLinear(phi);
+        if (relax)
+          Blas::axpby(Real(1) - relaxation_, iterate_, relaxation_, phi.values());
+        return linear;
+      });
 }
 
 #define KFVM_INSTANTIATE_STEPPER(Space) template class ImplicitStepper<Space>;

@@ -62,9 +62,11 @@ struct Options {
 /// Median seconds of one application of preconditioner (with its parameters) to b.
 template <class Space>
 double cycleSeconds(const kfvm::LinearOperator<Space>& op,
+                    const kfvm::GridDiscretization<Space>& discretization,
                     const std::string& preconditioner, const kfvm::Parameters& parameters,
                     const kfvm::Vector<Space>& b, int repeat) {
   auto M = kfvm::makePreconditioner<Space>(preconditioner, parameters);
+  M->setDiscretization(discretization);
   M->setup(op);
   kfvm::Vector<Space> z("kfvm::SolverBench::z", op.size());
   M->apply(b, z);  // warm
@@ -113,10 +115,9 @@ int run(const Options& options) {
     if (options.matrixFree) {
       op = std::make_unique<MatrixFreeOperator<Space>>(assembler);
     } else {
-      auto matrix = std::make_unique<MatrixOperator<Space>>(assembler.matrix());
-      matrix->setAssembler(&assembler);
-      op = std::move(matrix);
+      op = std::make_unique<MatrixOperator<Space>>(assembler.matrix());
     }
+    const GridDiscretization<Space> discretization{&assembler, nullptr, nullptr};  // mg
     for (const auto& entry : options.solvers) {
       const auto plus = entry.find('+');
       const std::string name = entry.substr(0, plus);
@@ -134,6 +135,7 @@ int run(const Options& options) {
       if (!preconditioner.empty()) parameters.set("preconditioner", preconditioner);
       if (name == "amesos2:klu2" && n > 24) continue;  // 3D fill-in: small systems only
       auto solver = makeLinearSolver<Space>(name, parameters);
+      solver->setDiscretization(discretization);
       if (options.matrixFree && solver->needsMatrix()) {
         std::printf("%-6d %-32s needs the assembled matrix: skipped\n", n, entry.c_str());
         continue;
@@ -155,9 +157,9 @@ int run(const Options& options) {
       }
       char cycle[32] = "-";
       if (preconditioner == "mg")
-        std::snprintf(
-            cycle, sizeof cycle, "%8.3fms",
-            1e3 * cycleSeconds(*op, preconditioner, extra, rhs, options.repeat));
+        std::snprintf(cycle, sizeof cycle, "%8.3fms",
+                      1e3 * cycleSeconds(*op, discretization, preconditioner, extra, rhs,
+                                         options.repeat));
       std::printf("%-6d %-32s %10.2fms %8.2fms %8.2fms %6d %10s  %s\n", n, entry.c_str(),
                   firstSetup * 1e3, median(setups) * 1e3, median(solves) * 1e3,
                   report.iterations, cycle,

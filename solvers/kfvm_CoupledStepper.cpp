@@ -71,8 +71,8 @@ template <class ExecSpace>
 SolverReport CoupledStepper<ExecSpace>::solveLinear() {
   if (distribution_) return distribution_->solve(*solver_, rhs_, x_);
   matrixOperator_.setMatrix(system_.matrix(), system_.numVariables());
-  if (system_.mesh().isCartesian())  // for multigrid
-    matrixOperator_.setGrid(&system_.mesh().grid());
+  if (system_.mesh().isCartesian())  // the grid of the blocks, for "mg"
+    solver_->setDiscretization({nullptr, &system_.mesh().grid(), nullptr});
   solver_->setOperator(matrixOperator_);
   return solver_->solve(rhs_, x_);
 }

@@ -65,7 +65,7 @@ class CoupledStepper {
 
   CoupledSystem<ExecSpace> system_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;
-  MatrixOperator<ExecSpace> matrixOperator_;  // the block matrix on its grid, one process
+  MatrixOperator<ExecSpace> matrixOperator_;  // the block matrix, one process
   Vector<ExecSpace> previous_, x_, rhs_, work_;
   Vector<ExecSpace> explicit_, transientRows_;  // Crank-Nicolson; 1 or 0 per entry
   int maxSweeps_ = 50;

@@ -106,6 +106,7 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
       decomposition_(decomposition),
       comm_(comm),
       halo_(decomposition, comm, mode, ghostLayers),
+      gridDistribution_(grid_, halo_),
       ghostLayers_(ghostLayers),
       mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())) {
   require(grid.dimension() == decomposition.dimension() &&
@@ -151,7 +152,6 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
   operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
                                                                stepper_->assembler());
-  operator_->setGrid(grid_);  // for multigrid
   stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
@@ -302,8 +302,11 @@ SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver
   const auto exchange = [this](const Vector<ExecSpace>& v) {
     halo_.exchange(v);
   };
-  if (!solver.takesGhostColumns())
+  if (!solver.takesGhostColumns()) {
+    // What "mg" coarsens: the equation on this rank's block, and how the grid is split.
+    solver.setDiscretization({&stepper_->assembler(), nullptr, &gridDistribution_});
     return Details::solveAcrossRanks(comm_, solver, *operator_, b, x, exchange);
+  }
   SolverReport report = solveOwnedRows(solver, b, x);
   exchange(x);
   return report;

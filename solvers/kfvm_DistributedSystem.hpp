@@ -2,6 +2,7 @@
 #define KFVM_DISTRIBUTED_SYSTEM_HPP
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_DistributedGrid.hpp>
 #include <kfvm_DistributedOperator.hpp>
 #include <kfvm_HaloExchange.hpp>
 #include <kfvm_ImplicitStepper.hpp>
@@ -49,6 +50,10 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   DistributedSystem(const CartesianGrid& grid, const Decomposition& decomposition,
                     MPI_Comm comm, GpuAwareMpi mode = GpuAwareMpi::Auto,
                     int ghostLayers = 1);
+
+  // Its stepper and grid distribution keep pointers to its members and to itself.
+  DistributedSystem(const DistributedSystem&) = delete;
+  DistributedSystem& operator=(const DistributedSystem&) = delete;
 
   const Mesh<ExecSpace>& localMesh() const { return mesh_; }
   const GhostedBlock& layout() const { return halo_.layout(); }
@@ -119,6 +124,7 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   Decomposition decomposition_;
   MPI_Comm comm_;
   HaloExchange<ExecSpace> halo_;
+  DistributedGrid<ExecSpace> gridDistribution_;  // the split, for multigrid
   int ghostLayers_ = 1;
   int maxSweeps_ = 20;
   double sweepTolerance_ = 1e-8;

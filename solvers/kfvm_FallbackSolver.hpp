@@ -32,9 +32,12 @@ class FallbackSolver final : public LinearSolver<ExecSpace> {
  private:
   void setupImpl(Ordinal size) override;
   void updateImpl(bool structureChanged) override;
-  /// The operator goes to first as it is (a multigrid preconditioner reads its grid);
-  /// its assembled matrix, which it must have, to the fallback.
+  /// The operator goes to first as it is; its assembled matrix, which it must have, to
+  /// the fallback.
   void operatorImpl(const LinearOperator<ExecSpace>& op) override;
+  void discretizationImpl(const GridDiscretization<ExecSpace>& discretization) override {
+    first_->setDiscretization(discretization);
+  }
   SolverReport solveImpl(const Vector<ExecSpace>& b, const Vector<ExecSpace>& x) override;
 
   std::unique_ptr<LinearSolver<ExecSpace>> first_;

@@ -165,11 +165,11 @@ template <class ExecSpace>
 SolverReport ImplicitStepper<ExecSpace>::solveLinear(CellField<ExecSpace>& phi) {
   require(solver_ != nullptr, "ImplicitStepper: its solver was taken; setSolver() first");
   if (distribution_) return distribution_->solve(*solver_, rhs_, phi.values());
+  solver_->setDiscretization({&assembler_, nullptr, nullptr});  // what "mg" coarsens
   if (stencil_) {
     solver_->setOperator(*stencil_);
-  } else {  // the matrix as an operator that knows its assembler (for "mg")
+  } else {
     matrixOperator_.setMatrix(assembler_.matrix());
-    matrixOperator_.setAssembler(&assembler_);
     solver_->setOperator(matrixOperator_);
   }
   return solver_->solve(rhs_, phi.values());

@@ -37,6 +37,9 @@ class KrylovSolver final : public LinearSolver<ExecSpace> {
   }
 
   void operatorImpl(const LinearOperator<ExecSpace>& op) override { use(op); }
+  void discretizationImpl(const GridDiscretization<ExecSpace>& discretization) override {
+    preconditioner_->setDiscretization(discretization);
+  }
   bool needsMatrix() const override { return preconditioner_->needsMatrix(); }
 
   void use(const LinearOperator<ExecSpace>& op) {

@@ -5,6 +5,7 @@
 // implement it in their own files and target.
 
 #include <kfvm_CrsMatrix.hpp>
+#include <kfvm_GridDiscretization.hpp>
 #include <kfvm_LinearOperator.hpp>
 #include <kfvm_Parameters.hpp>
 #include <kfvm_SolverReport.hpp>
@@ -39,6 +40,12 @@ class LinearSolver {
   /// Any operator (matrix-free, distributed), held by reference until the next set.
   /// Throws kfvm::Error when this solver needs an assembled matrix and op has none.
   void setOperator(const LinearOperator<ExecSpace>& op);
+
+  /// Where the operators of the next setups come from, for a preconditioner that
+  /// coarsens it (geometric multigrid); the others ignore it. Kept until set again.
+  void setDiscretization(const GridDiscretization<ExecSpace>& discretization) {
+    discretizationImpl(discretization);
+  }
 
   /// The preconditioner chosen by the "preconditioner" parameter ("none" for none).
   const std::string& preconditionerName() const { return preconditioner_; }
@@ -85,6 +92,8 @@ class LinearSolver {
   /// setOperator(), after setupImpl when the size changed. By default the operator's
   /// assembled matrix goes to setMatrix(); refused when it has none.
   virtual void operatorImpl(const LinearOperator<ExecSpace>& op);
+  /// setDiscretization(): to the preconditioner, where there is one.
+  virtual void discretizationImpl(const GridDiscretization<ExecSpace>&) {}
   virtual SolverReport solveImpl(const Vector<ExecSpace>& b,
                                  const Vector<ExecSpace>& x) = 0;
 

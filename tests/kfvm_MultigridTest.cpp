@@ -187,6 +187,7 @@ int solvePoisson(const CartesianGrid& grid, const std::string& preconditioner,
   if (!extra.has("tolerance")) parameters.set("tolerance", solverToleranceText(1e-8));
   parameters.set("preconditioner", preconditioner).set("max_iterations", 2000);
   auto solver = makeLinearSolver<Space>(method, parameters);
+  solver->setDiscretization({&*problem.assembler, nullptr, nullptr});
   solver->setOperator(op);
   Vector<Space> solution("x", mesh.numCells());
   const auto report = solver->solve(rhs, solution);
@@ -244,6 +245,7 @@ TEST(Multigrid, VCycleConvergenceFactorIsBoundedIndependentlyOfTheGrid) {
     const MatrixFreeOperator<Space> op(*problem.assembler);
     for (const int levels : {2, 30}) {  // the two-grid cycle and the V-cycle
       auto mg = makePreconditioner<Space>("mg", {{"mg_levels", std::to_string(levels)}});
+      mg->setDiscretization({&*problem.assembler, nullptr, nullptr});
       mg->setup(op);
       Kokkos::deep_copy(x, Real(0));
       double first = 0, factor = 0;
@@ -312,6 +314,7 @@ TEST(Multigrid, CyclesAreSymmetric) {
                                                         {"w", "gauss-seidel"}}) {
     auto mg =
         makePreconditioner<Space>("mg", {{"mg_cycle", cycle}, {"mg_smoother", smoother}});
+    mg->setDiscretization({&*problem.assembler, nullptr, nullptr});
     mg->setup(op);
     mg->apply(x, Bx);
     mg->apply(y, By);
@@ -341,8 +344,8 @@ TEST(Multigrid, OneAndTwoDimensionsAndTheFourthOrderTerm) {
   Vector<Space> rhs("rhs", mesh.numCells());
   assembler.assemble(10, 1, old, rhs);
   MatrixOperator<Space> matrix(assembler.matrix());
-  matrix.setAssembler(&assembler);
   auto mg = makePreconditioner<Space>("mg");
+  mg->setDiscretization({&assembler, nullptr, nullptr});
   expectError([&] { mg->setup(matrix); }, {"higher-order diffusion term", "face form"});
 }
 

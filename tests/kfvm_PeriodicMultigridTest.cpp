@@ -226,6 +226,7 @@ int solvePeriodic(const CartesianGrid& grid, const std::array<bool, 3>& periodic
                         {"max_iterations", "3000"}};
   if (preconditioner == "mg") parameters.set("mg_smoother", smoother);
   auto solver = makeLinearSolver<Space>("cg", parameters);
+  solver->setDiscretization({&assembler, nullptr, nullptr});
   solver->setOperator(op);
   Vector<Space> solution("x", mesh.numCells());
   const auto report = solver->solve(rhs, solution);

@@ -71,12 +71,13 @@ class CoupledMultigrid final : public Preconditioner<ExecSpace> {
   void setupImpl(const LinearOperator<ExecSpace>& op, bool,
                  bool structureChanged) override {
     const CrsMatrix<ExecSpace>* matrix = op.matrix();
-    require(matrix != nullptr && op.grid() != nullptr && !op.space().distributed(),
+    const CartesianGrid* grid = this->discretization().grid;
+    require(matrix != nullptr && grid != nullptr && !op.space().distributed(),
             "mg preconditioner: the ", op.description(), " of ", op.blockSize(),
             " unknowns per cell is not an assembled matrix on a structured grid of one "
             "process (a CoupledStepper's)");
     const int n = op.blockSize();
-    if (structureChanged || blocks_.empty()) build(*op.grid(), n, op);
+    if (structureChanged || blocks_.empty()) build(*grid, n, op);
     blocks_[0]->refresh(*matrix);
     for (std::size_t l = 1; l < blocks_.size(); ++l) blocks_[l]->refresh(*blocks_[l - 1]);
     if (coarse_) {

@@ -267,16 +267,16 @@ class Multigrid final : public Preconditioner<ExecSpace> {
                  bool structureChanged) override {
     if (op.blockSize() > 1) {  // a coupled system's block matrix
       if (!coupled_) coupled_ = makeCoupledMultigrid<ExecSpace>(parameters_);
+      coupled_->setDiscretization(this->discretization());
       coupled_->setup(op);
       return;
     }
     coupled_.reset();
-    const Assembler<ExecSpace>* assembler = op.assembler();
+    const Assembler<ExecSpace>* assembler = this->discretization().assembler;
     require(assembler != nullptr, "mg preconditioner: the ", op.description(),
-            " does not come from an equation on a structured grid (an Assembler's "
-            "matrix-free stencil or its matrix through ImplicitStepper, or a "
-            "DistributedSystem's)");
-    const auto* distribution = op.gridDistribution();
+            " comes with no equation on a structured grid to coarsen (an ImplicitStepper "
+            "or a DistributedSystem hands it over; else setDiscretization())");
+    const auto* distribution = this->discretization().distribution;
     require(distribution != nullptr || !op.space().distributed(),
             "mg preconditioner: the ", op.description(),
             " is distributed over MPI ranks without its grid");

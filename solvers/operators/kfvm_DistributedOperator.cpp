@@ -145,13 +145,6 @@ DistributedOperator<ExecSpace>::DistributedOperator(HaloExchange<ExecSpace>& hal
 }
 
 template <class ExecSpace>
-void DistributedOperator<ExecSpace>::setGrid(const CartesianGrid& grid) {
-  require(assembler_ != nullptr,
-          "distributed operator: a block matrix has no grid for multigrid");
-  grid_ = std::make_unique<DistributedGrid<ExecSpace>>(grid, *halo_);
-}
-
-template <class ExecSpace>
 void DistributedOperator<ExecSpace>::setMatrixFree(bool on) {
   stencil_.reset();
   ++version_;

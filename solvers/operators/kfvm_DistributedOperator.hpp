@@ -4,7 +4,6 @@
 // Part of kfvm::distributed (it needs MPI and the halo exchange).
 
 #include <kfvm_Assembler.hpp>
-#include <kfvm_DistributedGrid.hpp>
 #include <kfvm_HaloExchange.hpp>
 #include <kfvm_LinearOperator.hpp>
 #include <kfvm_StencilOperator.hpp>
@@ -41,10 +40,6 @@ class DistributedOperator final : public LinearOperator<ExecSpace> {
   DistributedOperator(HaloExchange<ExecSpace>& halo, MPI_Comm comm,
                       const CrsMatrix<ExecSpace>& matrix, int blockSize);
 
-  /// The global grid of a scalar equation's operator (it must outlive this): with it,
-  /// assembler() and gridDistribution() describe the blocks to geometric multigrid.
-  void setGrid(const CartesianGrid& grid);
-
   /// Products by the stencil instead of the matrix; refused with the fourth-order term.
   void setMatrixFree(bool on);
   bool matrixFree() const { return stencil_ != nullptr; }
@@ -55,12 +50,6 @@ class DistributedOperator final : public LinearOperator<ExecSpace> {
   void diagonal(const Vector<ExecSpace>& d) const override;
   const CrsMatrix<ExecSpace>* matrix() const override;
   long structureVersion() const override { return version_; }
-  const Assembler<ExecSpace>* assembler() const override {
-    return grid_ ? assembler_ : nullptr;
-  }
-  const GridDistribution<ExecSpace>* gridDistribution() const override {
-    return grid_.get();
-  }
   int blockSize() const override { return blockSize_; }
 
  private:
@@ -79,7 +68,6 @@ class DistributedOperator final : public LinearOperator<ExecSpace> {
   // Distinct for every operator made (Details::newStructureVersion()): an operator made
   // where an earlier one was is not taken for it by a preconditioner's setup.
   long version_;
-  std::unique_ptr<DistributedGrid<ExecSpace>> grid_;  // setGrid()
 };
 
 }  // namespace kfvm

@@ -12,11 +12,6 @@
 
 namespace kfvm {
 
-template <class ExecSpace>
-class Assembler;
-template <class ExecSpace>
-class GridDistribution;
-
 /// The entries of a structured grid's cells that have all their neighbours inside the
 /// grid (GridInterior) when they share one diagonal value: that of entry
 /// `representative`; -1 when there are none (the default). The matrix-free stencil with
@@ -80,17 +75,6 @@ class LinearOperator {
   /// The assembled matrix whose owned rows are A's, or nullptr when there is none
   /// (matrix-free). Its rows and columns are numbered as the space's entries.
   virtual const CrsMatrix<ExecSpace>* matrix() const { return nullptr; }
-  /// The Assembler whose equation this operator is, when it is one on a structured grid
-  /// (geometric multigrid builds its coarse levels from it); nullptr otherwise.
-  virtual const Assembler<ExecSpace>* assembler() const { return nullptr; }
-  /// When the operator's vectors are one rank's block of a structured grid (and its
-  /// assembler()'s mesh that block with its ghost layers), how the blocks fit together:
-  /// multigrid across ranks; nullptr on one process.
-  virtual const GridDistribution<ExecSpace>* gridDistribution() const { return nullptr; }
-  /// The structured grid whose cells number the operator's blocks of blockSize()
-  /// unknowns, when it is known (a coupled system's matrix: CoupledStepper's operator);
-  /// nullptr otherwise. Coupled multigrid reads its geometry.
-  virtual const CartesianGrid* grid() const { return nullptr; }
   /// Unknowns per cell, interleaved (entry cell * blockSize + variable): 1 for a scalar
   /// equation, the number of variables of a coupled system.
   virtual int blockSize() const { return 1; }

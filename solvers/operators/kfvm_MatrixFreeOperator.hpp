@@ -31,7 +31,7 @@ class MatrixFreeOperator final : public LinearOperator<ExecSpace> {
   /// one diagonal entry for them: StencilOperator::uniformInteriorDiagonal()).
   UniformInteriorEntries uniformDiagonal() const override;
   const StencilOperator<ExecSpace>& stencil() const { return stencil_; }
-  const Assembler<ExecSpace>* assembler() const override { return assembler_; }
+  const Assembler<ExecSpace>& assembler() const { return *assembler_; }
 
  private:
   const Assembler<ExecSpace>* assembler_;

@@ -26,14 +26,6 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
                    const DeviceScalar<ExecSpace>& dot) const override;
   void diagonal(const Vector<ExecSpace>& d) const override;
   const CrsMatrix<ExecSpace>* matrix() const override { return &matrix_; }
-  /// The Assembler whose matrix this is, when one is (geometric multigrid reads its
-  /// grid and face coefficients); nullptr by default. It must outlive the operator.
-  void setAssembler(const Assembler<ExecSpace>* assembler) { assembler_ = assembler; }
-  const Assembler<ExecSpace>* assembler() const override { return assembler_; }
-  /// The structured grid of the matrix's cells (blockSize() unknowns each), when known;
-  /// nullptr by default. It must outlive the operator.
-  void setGrid(const CartesianGrid* grid) { grid_ = grid; }
-  const CartesianGrid* grid() const override { return grid_; }
   int blockSize() const override { return blockSize_; }
   long structureVersion() const override { return version_; }
 
@@ -42,8 +34,6 @@ class MatrixOperator final : public LinearOperator<ExecSpace> {
   VectorSpace<ExecSpace> space_;
   int blockSize_ = 1;
   long version_ = 0;
-  const Assembler<ExecSpace>* assembler_ = nullptr;
-  const CartesianGrid* grid_ = nullptr;
 };
 
 /// The diagonal of a CRS matrix's rows: d(row) = A(row, row), 0 where the entry is

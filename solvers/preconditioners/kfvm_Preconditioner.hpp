@@ -1,6 +1,7 @@
 #ifndef KFVM_PRECONDITIONER_HPP
 #define KFVM_PRECONDITIONER_HPP
 
+#include <kfvm_GridDiscretization.hpp>
 #include <kfvm_LinearOperator.hpp>
 #include <kfvm_Parameters.hpp>
 
@@ -30,6 +31,11 @@ class Preconditioner {
   const std::string& name() const { return name_; }
   /// Prepares M for op, which must stay alive until the next setup().
   void setup(const LinearOperator<ExecSpace>& op);
+  /// Where the next setups' operators come from (multigrid coarsens it; the others
+  /// ignore it). Kept until set again.
+  void setDiscretization(const GridDiscretization<ExecSpace>& discretization) {
+    discretization_ = discretization;
+  }
   /// z = M^-1 r; r and z are distinct vectors of the operator's space.
   virtual void apply(const Vector<ExecSpace>& r, const Vector<ExecSpace>& z) const = 0;
 
@@ -48,6 +54,7 @@ class Preconditioner {
  protected:
   explicit Preconditioner(std::string name) : name_(std::move(name)) {}
   const LinearOperator<ExecSpace>& op() const { return *op_; }
+  const GridDiscretization<ExecSpace>& discretization() const { return discretization_; }
 
  private:
   /// sizeChanged: allocate for op.size(); structureChanged: the pattern changed too.
@@ -56,6 +63,7 @@ class Preconditioner {
 
   std::string name_;
   const LinearOperator<ExecSpace>* op_ = nullptr;
+  GridDiscretization<ExecSpace> discretization_;
   Ordinal size_ = -1;
   long version_ = -1;
 };
@@ -87,11 +95,13 @@ class Preconditioner {
 ///    changes), mg_smoother ("chebyshev", the default, or "gauss-seidel": red-black,
 ///    mg_sweeps sweeps forward before and backward after, symmetric), mg_sweep_loop
 ///    ("auto": column chunks on a device for uniform 3D levels of more than 2^26 cells,
-///    else cell by cell; "cells"; "columns"). Across MPI ranks (a DistributedSystem's
-///    operator: LinearOperator::gridDistribution()) each rank coarsens its block
+///    else cell by cell; "cells"; "columns"). It coarsens the discretization it is
+///    handed (setDiscretization(): a scalar equation's Assembler on a structured grid).
+///    Across MPI ranks (a DistributedSystem's: GridDiscretization::distribution) each
+///    rank coarsens its block
 ///    (DistributedLevels) and the coarsest level is gathered (GatheredCoarseSolve);
 ///    mg_estimate must be "gershgorin" there. On a coupled system's block matrix (a
-///    CoupledStepper's operator: LinearOperator::grid()), coupled multigrid instead
+///    CoupledStepper's: GridDiscretization::grid), coupled multigrid instead
 ///    (BlockLevel): point-block red-black Gauss-Seidel, every variable of a cell at
 ///    once, and a direct coarsest solve; mg_sweeps, mg_coarse_cells, mg_levels and
 ///    mg_cycle ("v" or "w") apply; not symmetric (GMRES); one process.

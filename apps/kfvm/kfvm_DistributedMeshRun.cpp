@@ -5,11 +5,12 @@
 // from one process comes from here: reductions over the ranks, a .pvtu file set, probes
 // found on the rank that owns their cell, PNG snapshots and checkpoints of the fields
 // gathered to rank 0 (a one-process checkpoint, which restarts on any number of ranks).
+#include "kfvm_DistributedMeshRun.hpp"
 #include <kfvm_Checkpoint.hpp>
+#include "kfvm_AcrossRanks.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
 #include "kfvm_DeckSetup.hpp"
-#include "kfvm_DistributedRun.hpp"
 #include "kfvm_InitialFile.hpp"
 #include "kfvm_Log.hpp"
 #include "kfvm_RunLoop.hpp"

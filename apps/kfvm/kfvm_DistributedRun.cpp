@@ -7,6 +7,7 @@
 // its own cells only).
 #include "kfvm_DistributedRun.hpp"
 #include <kfvm_Checkpoint.hpp>
+#include "kfvm_AcrossRanks.hpp"
 #include "kfvm_CommandContext.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
@@ -267,43 +268,17 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
 
 }  // namespace
 
-StepReport stepExplicitAcrossRanks(ExplicitStepper<DeckSpace>* stepper,
-                                   CellField<DeckSpace>& phi, double dt,
-                                   const std::string& scheme) {
-  require(stepper != nullptr, "deck: no explicit scheme in [time]");
-  double negative = -double(stepper->stableTimeStep());
-  reduceOverRanks(&negative, 1, true);
-  return stepExplicitly(*stepper, phi, dt, scheme, Real(-negative));
-}
-
-void reduceOverRanks(double* values, int count, bool max) {
-  const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,
-                                   max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
-  require(status == MPI_SUCCESS, "kfvm run: MPI_Allreduce failed");
-}
-
-int mpiWorldSize() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) return 1;
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
 template <class Problem>
 int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
                const CartesianGrid& grid, int rank, int size);
 
-void checkAcrossRanks(const Deck& deck) {
-  if (!deck.isCartesian()) return checkMeshAcrossRanks(deck);
+void checkGridAcrossRanks(const Deck& deck) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   (void)decompositionOf(deck, size);
 }
 
-int runDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
-  if (!deck.isCartesian()) return runMeshDeckAcrossRanks(deck, options);
+int runGridDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -10,6 +10,8 @@
 #include "kfvm_RunLoop.hpp"
 
 #ifdef KFVM_DECKS_WITH_MPI
+#include "kfvm_AcrossRanks.hpp"
+#include "kfvm_DistributedMeshRun.hpp"
 #include "kfvm_DistributedRun.hpp"
 
 #include <mpi.h>
@@ -31,7 +33,8 @@ int runDeck(const Deck& read, const RunOptions& options) {
   if (mpiWorldSize() > 1) {
     Deck acrossRanks = read;
     acrossRanks.defaultSolverAcrossRanks();
-    return runDeckAcrossRanks(acrossRanks, options);
+    return acrossRanks.isCartesian() ? runGridDeckAcrossRanks(acrossRanks, options)
+                                     : runMeshDeckAcrossRanks(acrossRanks, options);
   }
 #endif
   Deck deck = read;
@@ -95,7 +98,10 @@ int checkDeck(const Deck& read) {
   bool printing = true;
 #ifdef KFVM_DECKS_WITH_MPI
   if (mpiWorldSize() > 1) {  // every rank checks; rank 0 prints
-    checkAcrossRanks(deck);
+    if (deck.isCartesian())
+      checkGridAcrossRanks(deck);
+    else
+      checkMeshAcrossRanks(deck);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     printing = rank == 0;

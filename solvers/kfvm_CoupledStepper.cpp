@@ -71,8 +71,10 @@ template <class ExecSpace>
 SolverReport CoupledStepper<ExecSpace>::solveLinear() {
   if (distribution_) return distribution_->solve(*solver_, rhs_, x_);
   matrixOperator_.setMatrix(system_.matrix(), system_.numVariables());
-  if (system_.mesh().isCartesian())  // the grid of the blocks, for "mg"
-    solver_->setDiscretization({nullptr, &system_.mesh().grid(), nullptr});
+  // The grid of the blocks, for "mg": none on a general mesh (nothing stale is kept).
+  const Mesh<ExecSpace>& mesh = system_.mesh();
+  solver_->setDiscretization(
+      {nullptr, mesh.isCartesian() ? &mesh.grid() : nullptr, nullptr});
   solver_->setOperator(matrixOperator_);
   return solver_->solve(rhs_, x_);
 }

@@ -41,6 +41,13 @@ void CoupledStepper<ExecSpace>::setSweeps(int maxSweeps, Real tolerance) {
 }
 
 template <class ExecSpace>
+void CoupledStepper<ExecSpace>::setSolver(
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(solver != nullptr, "CoupledStepper needs a linear solver, got none");
+  solver_ = std::move(solver);
+}
+
+template <class ExecSpace>
 StepReport CoupledStepper<ExecSpace>::step(std::vector<CellField<ExecSpace>>& fields,
                                            Real dt, TimeScheme scheme) {
   require(std::isfinite(dt) && dt > 0, "time step dt must be positive and finite, got ",

@@ -42,6 +42,8 @@ class CoupledStepper {
   void setSweeps(int maxSweeps, Real tolerance);
   const CoupledSystem<ExecSpace>& system() const { return system_; }
   LinearSolver<ExecSpace>& solver() { return *solver_; }
+  /// The solver from the next solve on; throws kfvm::Error for none.
+  void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
 
   /// Solves across ranks from now on (as ImplicitStepper::distributeOver): the system is
   /// on one rank's ghosted mesh, and distribution (which must outlive the stepper;

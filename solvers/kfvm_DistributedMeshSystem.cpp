@@ -9,6 +9,7 @@
 #include "detail/kfvm_StructureVersions.hpp"
 
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -137,6 +138,7 @@ DistributedMeshSystem<ExecSpace>::DistributedMeshSystem(
     const MeshTopology& topology, const MeshTopology::Connectivity& connectivity,
     MPI_Comm comm, int ghostLayers, PartitionMethod method, GpuAwareMpi mode)
     : comm_(comm),
+      mode_(mode),
       owners_(partitionCells(topology, connectivity, Details::commSize(comm), method)),
       part_(meshPart(topology, connectivity, owners_, Details::commRank(comm),
                      ghostLayers)),
@@ -163,11 +165,41 @@ void DistributedMeshSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& eq
           ghostLayers_);
   if (stepper_) solver_ = stepper_->takeSolver();
   operator_.reset();
+  coupledStepper_.reset();
   stepper_ = std::make_unique<ImplicitStepper<ExecSpace>>(equation, std::move(solver_));
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
   operator_ =
       std::make_unique<DistributedMeshOperator<ExecSpace>>(halo_, stepper_->assembler());
   stepper_->distributeOver(this);
+}
+
+template <class ExecSpace>
+void DistributedMeshSystem<ExecSpace>::setSystem(
+    const CoupledSystem<ExecSpace>& system,
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(system.mesh().id() == mesh_.id(),
+          "distributed mesh system: the coupled system must be on localMesh()");
+  require(solver != nullptr && !solver->takesGhostColumns(),
+          "distributed mesh system: a coupled system's solver must be a native one "
+          "(kfvm's Krylov methods), got ",
+          solver ? solver->name() : std::string("none"));
+  const int n = system.numVariables();
+  for (int v = 0; v < n; ++v)
+    require(!system.boundaryConditions(v).isSet(MeshPart::cutPatch),
+            "distributed mesh system: patch '", MeshPart::cutPatch,
+            "' is where this rank's part ends; it takes no boundary condition (variable ",
+            v, ")");
+  if (!blockHalo_ || blockHalo_->components() != n)
+    blockHalo_ = std::make_unique<MeshHaloExchange<ExecSpace>>(part_, comm_, mode_, n);
+  if (stepper_) solver_ = stepper_->takeSolver();
+  operator_.reset();
+  stepper_.reset();
+  coupledStepper_ =
+      std::make_unique<CoupledStepper<ExecSpace>>(system, std::move(solver));
+  if (sweepsGiven_) coupledStepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
+  operator_ = std::make_unique<DistributedMeshOperator<ExecSpace>>(
+      *blockHalo_, coupledStepper_->system().matrix());
+  coupledStepper_->distributeOver(this);
 }
 
 template <class ExecSpace>
@@ -190,7 +222,9 @@ void DistributedMeshSystem<ExecSpace>::setSolver(
           solver->name(),
           "' takes ghost columns (a Trilinos solver); general meshes "
           "across ranks take kfvm's own solvers");
-  if (stepper_)
+  if (coupledStepper_)
+    coupledStepper_->setSolver(std::move(solver));
+  else if (stepper_)
     stepper_->setSolver(std::move(solver));
   else
     solver_ = std::move(solver);
@@ -205,22 +239,32 @@ void DistributedMeshSystem<ExecSpace>::setSweeps(int maxSweeps, double tolerance
           tolerance);
   maxSweeps_ = maxSweeps;
   sweepTolerance_ = tolerance;
+  sweepsGiven_ = true;
   if (stepper_) stepper_->setSweeps(maxSweeps, Real(tolerance));
+  if (coupledStepper_) coupledStepper_->setSweeps(maxSweeps, Real(tolerance));
+}
+
+template <class ExecSpace>
+void DistributedMeshSystem<ExecSpace>::exchange(const Vector<ExecSpace>& x) {
+  if (coupledStepper_)
+    blockHalo_->exchange(x);
+  else
+    halo_.exchange(x);
 }
 
 template <class ExecSpace>
 SolverReport DistributedMeshSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
                                                      const Vector<ExecSpace>& b,
                                                      const Vector<ExecSpace>& x) {
-  return Details::solveAcrossRanks(
-      comm_, solver, *operator_, b, x,
-      [this](const Vector<ExecSpace>& v) { halo_.exchange(v); });
+  return Details::solveAcrossRanks(comm_, solver, *operator_, b, x,
+                                   [this](const Vector<ExecSpace>& v) { exchange(v); });
 }
 
 template <class ExecSpace>
 const LinearOperator<ExecSpace>& DistributedMeshSystem<ExecSpace>::linearOperator()
     const {
-  require(operator_ != nullptr, "distributed mesh system: setEquation() first");
+  require(operator_ != nullptr,
+          "distributed mesh system: setEquation() or setSystem() first");
   return *operator_;
 }
 
@@ -243,6 +287,24 @@ template <class ExecSpace>
 StepReport DistributedMeshSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
   phi.requireOn(mesh_, "distributed unknown");
   return stepper().solveSteady(phi);
+}
+
+template <class ExecSpace>
+CoupledStepper<ExecSpace>& DistributedMeshSystem<ExecSpace>::coupledStepper() {
+  require(coupledStepper_ != nullptr, "distributed mesh system: setSystem() first");
+  return *coupledStepper_;
+}
+
+template <class ExecSpace>
+StepReport DistributedMeshSystem<ExecSpace>::step(
+    std::vector<CellField<ExecSpace>>& fields, Real dt, TimeScheme scheme) {
+  return coupledStepper().step(fields, dt, scheme);
+}
+
+template <class ExecSpace>
+StepReport DistributedMeshSystem<ExecSpace>::solveSteady(
+    std::vector<CellField<ExecSpace>>& fields) {
+  return coupledStepper().solveSteady(fields);
 }
 
 template <class ExecSpace>

@@ -2,6 +2,7 @@
 #define KFVM_DISTRIBUTED_MESH_SYSTEM_HPP
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_CoupledStepper.hpp>
 #include <kfvm_ImplicitStepper.hpp>
 #include <kfvm_LinearSolver.hpp>
 #include <kfvm_MeshHaloExchange.hpp>
@@ -49,8 +50,9 @@ class DistributedMeshOperator final : public LinearOperator<ExecSpace> {
   long version_;
 };
 
-/// One Equation solved on a general mesh split across the ranks of a communicator, with
-/// kfvm's own solvers: the general-mesh sibling of DistributedSystem.
+/// An Equation, or a CoupledSystem of several variables, solved on a general mesh split
+/// across the ranks of a communicator, with kfvm's own solvers: the general-mesh sibling
+/// of DistributedSystem.
 ///
 /// Every rank gives the whole mesh; it is partitioned (partitionCells(): METIS, or
 /// recursive coordinate bisection) the same way on every rank, and each rank keeps its
@@ -68,6 +70,11 @@ class DistributedMeshOperator final : public LinearOperator<ExecSpace> {
 /// (the non-orthogonal correction, a diffusion tensor, TVD convection, the fourth-order
 /// term) need two ghost layers: a ghost next to an owned cell then has all its
 /// neighbours.
+///
+/// A CoupledSystem (setSystem()) is stepped by the CoupledStepper over the same part:
+/// its block vectors exchange every variable's ghosts at once (a second
+/// MeshHaloExchange, of as many values per cell as variables), and its solves run over a
+/// DistributedMeshOperator of the block matrix's owned rows.
 template <class ExecSpace>
 class DistributedMeshSystem final : private SolveDistribution<ExecSpace> {
  public:
@@ -101,13 +108,23 @@ class DistributedMeshSystem final : private SolveDistribution<ExecSpace> {
   /// A native solver (makeLinearSolver()); one that takes ghost columns is refused.
   void setSolver(std::unique_ptr<LinearSolver<ExecSpace>> solver);
   void setSweeps(int maxSweeps, double tolerance);
+  /// A system of several variables on localMesh() in place of the equation, with its
+  /// solver (a native one). Collective over the ranks; throws kfvm::Error naming a
+  /// condition on the cut patch.
+  void setSystem(const CoupledSystem<ExecSpace>& system,
+                 std::unique_ptr<LinearSolver<ExecSpace>> solver);
 
   /// One step of phi (a field on localMesh()), or the steady solve; on return phi's
   /// owned and ghost cells hold the new values. The report is the same on every rank.
   StepReport step(CellField<ExecSpace>& phi, Real dt,
                   TimeScheme scheme = TimeScheme::BackwardEuler);
   StepReport solveSteady(CellField<ExecSpace>& phi);
+  /// The same for the system's fields (one per variable, on localMesh()).
+  StepReport step(std::vector<CellField<ExecSpace>>& fields, Real dt,
+                  TimeScheme scheme = TimeScheme::BackwardEuler);
+  StepReport solveSteady(std::vector<CellField<ExecSpace>>& fields);
   ImplicitStepper<ExecSpace>& stepper();
+  CoupledStepper<ExecSpace>& coupledStepper();
 
   /// The owned values of phi from every rank, in the global cell order, on rank root
   /// (empty elsewhere): output and checks, not a time step's work.
@@ -121,19 +138,23 @@ class DistributedMeshSystem final : private SolveDistribution<ExecSpace> {
   DistributedMeshSystem(const MeshTopology& topology,
                         const MeshTopology::Connectivity& connectivity, MPI_Comm comm,
                         int ghostLayers, PartitionMethod method, GpuAwareMpi mode);
-  void exchange(const Vector<ExecSpace>& x) override { halo_.exchange(x); }
+  void exchange(const Vector<ExecSpace>& x) override;
   SolverReport solve(LinearSolver<ExecSpace>& solver, const Vector<ExecSpace>& b,
                      const Vector<ExecSpace>& x) override;
 
   MPI_Comm comm_;
+  GpuAwareMpi mode_;
   std::vector<int> owners_;
   MeshPart part_;
   MeshHaloExchange<ExecSpace> halo_;
+  std::unique_ptr<MeshHaloExchange<ExecSpace>> blockHalo_;  // a system's values per cell
   int ghostLayers_;
   int maxSweeps_ = 20;
   double sweepTolerance_ = 1e-8;
+  bool sweepsGiven_ = false;  // a system's stepper keeps its own defaults otherwise
   Mesh<ExecSpace> mesh_;
   std::unique_ptr<ImplicitStepper<ExecSpace>> stepper_;
+  std::unique_ptr<CoupledStepper<ExecSpace>> coupledStepper_;  // or the system's
   std::unique_ptr<DistributedMeshOperator<ExecSpace>> operator_;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;  // until setEquation()
 };

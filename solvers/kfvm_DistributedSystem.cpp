@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -105,6 +106,7 @@ DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
     : grid_(grid),
       decomposition_(decomposition),
       comm_(comm),
+      mode_(mode),
       halo_(decomposition, comm, mode, ghostLayers),
       gridDistribution_(grid_, halo_),
       ghostLayers_(ghostLayers),
@@ -148,6 +150,7 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   // The solver goes from the stepper of the last equation (if any) to the new one.
   if (stepper_) solver_ = stepper_->takeSolver();
   operator_.reset();
+  coupledStepper_.reset();
   stepper_ = std::make_unique<ImplicitStepper<ExecSpace>>(equation, std::move(solver_));
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
   operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
@@ -191,6 +194,40 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
                                        "kfvm::DistributedSystem::ownedColumns"));
   entrySources_ =
       copyToDevice<Offset, ExecSpace>(sources, "kfvm::DistributedSystem::entrySources");
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setSystem(
+    const CoupledSystem<ExecSpace>& system,
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(system.mesh().id() == mesh_.id(),
+          "distributed system: the coupled system must be on localMesh()");
+  require(solver != nullptr && !solver->takesGhostColumns(),
+          "distributed system: a coupled system's solver must be a native one (kfvm's "
+          "Krylov methods), got ",
+          solver ? solver->name() : std::string("none"));
+  const int n = system.numVariables();
+  for (int v = 0; v < n; ++v)
+    for (int p = 0; p < 2 * decomposition_.dimension(); ++p) {
+      const Patch patch = static_cast<Patch>(p);
+      require(isPhysical(patch) || !system.boundaryConditions(v).isSet(patch),
+              "distributed system: patch '", patchName(patch), "' of rank ", halo_.rank(),
+              " faces another rank; only physical patches take boundary conditions ",
+              "(variable ", v, ")");
+    }
+  if (!blockHalo_ || blockHalo_->components() != n)
+    blockHalo_ = std::make_unique<HaloExchange<ExecSpace>>(decomposition_, comm_, mode_,
+                                                           ghostLayers_, n);
+  if (stepper_) solver_ = stepper_->takeSolver();
+  operator_.reset();
+  stepper_.reset();
+  matrixFree_ = false;
+  coupledStepper_ =
+      std::make_unique<CoupledStepper<ExecSpace>>(system, std::move(solver));
+  if (sweepsGiven_) coupledStepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
+  operator_ = std::make_unique<DistributedOperator<ExecSpace>>(
+      *blockHalo_, comm_, coupledStepper_->system().matrix(), n);
+  coupledStepper_->distributeOver(this);
 }
 
 template <class ExecSpace>
@@ -262,14 +299,22 @@ void DistributedSystem<ExecSpace>::setSweeps(int maxSweeps, double tolerance) {
           tolerance);
   maxSweeps_ = maxSweeps;
   sweepTolerance_ = tolerance;
+  sweepsGiven_ = true;
   if (stepper_) stepper_->setSweeps(maxSweeps, Real(tolerance));
+  if (coupledStepper_) coupledStepper_->setSweeps(maxSweeps, Real(tolerance));
 }
 
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setSolver(
     std::unique_ptr<LinearSolver<ExecSpace>> solver) {
   require(solver != nullptr, "distributed system: the solver is null");
-  if (stepper_)
+  require(!coupledStepper_ || !solver->takesGhostColumns(),
+          "distributed system: a coupled system's solver must be a native one (kfvm's "
+          "Krylov methods), got ",
+          solver->name());
+  if (coupledStepper_)
+    coupledStepper_->setSolver(std::move(solver));
+  else if (stepper_)
     stepper_->setSolver(std::move(solver));
   else
     solver_ = std::move(solver);
@@ -296,12 +341,22 @@ SolverReport DistributedSystem<ExecSpace>::solveOwnedRows(LinearSolver<ExecSpace
 }
 
 template <class ExecSpace>
+void DistributedSystem<ExecSpace>::exchange(const Vector<ExecSpace>& x) {
+  if (coupledStepper_)
+    blockHalo_->exchange(x);
+  else
+    halo_.exchange(x);
+}
+
+template <class ExecSpace>
 SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
                                                  const Vector<ExecSpace>& b,
                                                  const Vector<ExecSpace>& x) {
   const auto exchange = [this](const Vector<ExecSpace>& v) {
-    halo_.exchange(v);
+    this->exchange(v);
   };
+  if (coupledStepper_)
+    return Details::solveAcrossRanks(comm_, solver, *operator_, b, x, exchange);
   if (!solver.takesGhostColumns()) {
     // What "mg" coarsens: the equation on this rank's block, and how the grid is split.
     solver.setDiscretization({&stepper_->assembler(), nullptr, &gridDistribution_});
@@ -314,7 +369,7 @@ SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver
 
 template <class ExecSpace>
 const LinearOperator<ExecSpace>& DistributedSystem<ExecSpace>::linearOperator() const {
-  require(operator_ != nullptr, "distributed system: setEquation() first");
+  require(operator_ != nullptr, "distributed system: setEquation() or setSystem() first");
   return *operator_;
 }
 
@@ -348,6 +403,24 @@ template <class ExecSpace>
 StepReport DistributedSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
   phi.requireOn(mesh_, "distributed unknown");
   return stepper().solveSteady(phi);
+}
+
+template <class ExecSpace>
+CoupledStepper<ExecSpace>& DistributedSystem<ExecSpace>::coupledStepper() {
+  require(coupledStepper_ != nullptr, "distributed system: setSystem() first");
+  return *coupledStepper_;
+}
+
+template <class ExecSpace>
+StepReport DistributedSystem<ExecSpace>::step(std::vector<CellField<ExecSpace>>& fields,
+                                              Real dt, TimeScheme scheme) {
+  return coupledStepper().step(fields, dt, scheme);
+}
+
+template <class ExecSpace>
+StepReport DistributedSystem<ExecSpace>::solveSteady(
+    std::vector<CellField<ExecSpace>>& fields) {
+  return coupledStepper().solveSteady(fields);
 }
 
 #define KFVM_INSTANTIATE_DISTRIBUTED(Space) template class DistributedSystem<Space>;

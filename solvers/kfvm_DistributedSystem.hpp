@@ -2,6 +2,7 @@
 #define KFVM_DISTRIBUTED_SYSTEM_HPP
 
 #include <kfvm_Assembler.hpp>
+#include <kfvm_CoupledStepper.hpp>
 #include <kfvm_DistributedGrid.hpp>
 #include <kfvm_DistributedOperator.hpp>
 #include <kfvm_HaloExchange.hpp>
@@ -16,7 +17,8 @@
 
 namespace kfvm {
 
-/// One Equation solved across the ranks of a Decomposition with kfvm's own solver.
+/// An Equation, or a CoupledSystem of several variables, solved across the ranks of a
+/// Decomposition with kfvm's own solver.
 ///
 /// Each rank meshes its block plus one layer of ghost cells towards each neighbouring
 /// rank (localMesh(), cells in GhostedBlock order), and assembles the Equation there
@@ -42,6 +44,12 @@ namespace kfvm {
 /// is given ownedRows() instead, this rank's rows of the global matrix, and vectors of
 /// owned entries. ownedGlobalIds() and columnGlobalIds() number those rows and columns
 /// globally, with the native path's ownership.
+///
+/// A CoupledSystem (setSystem()) is stepped by the CoupledStepper (Newton sweeps) over
+/// the same blocks: its block vectors exchange every variable's ghosts at once (a second
+/// HaloExchange, of as many values per cell as variables), and its solves run kfvm's
+/// Krylov methods over a DistributedOperator of the block matrix's owned rows
+/// (preconditioners that work per process act as block Jacobi across ranks).
 template <class ExecSpace>
 class DistributedSystem final : private SolveDistribution<ExecSpace> {
  public:
@@ -77,9 +85,16 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   /// of the assembled matrix: the block's interior while the faces are exchanged, then
   /// its rim. Needs setEquation() first; refused with the fourth-order term.
   void setMatrixFree(bool on);
-  /// Sweeps of a nonlinear equation (as ImplicitStepper::setSweeps): at most maxSweeps,
-  /// until ||b - A phi|| / ||b|| <= tolerance (defaults 20, 1e-8).
+  /// Sweeps of a nonlinear equation or system (as ImplicitStepper::setSweeps): at most
+  /// maxSweeps, until ||b - A phi|| / ||b|| <= tolerance (defaults 20, 1e-8 for an
+  /// equation, CoupledStepper's for a system).
   void setSweeps(int maxSweeps, double tolerance);
+
+  /// A system of several variables on localMesh() in place of the equation, with its
+  /// solver (a native one). Collective over the ranks; throws kfvm::Error naming a
+  /// condition on a patch that faces another rank, or a solver that takes ghost columns.
+  void setSystem(const CoupledSystem<ExecSpace>& system,
+                 std::unique_ptr<LinearSolver<ExecSpace>> solver);
 
   /// Global ids (x fastest over the global grid): of the owned cells, in the order of
   /// ownedRows()' rows; of ownedRows()' columns (the owned cells in the same order, then
@@ -98,9 +113,15 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   StepReport step(CellField<ExecSpace>& phi, Real dt,
                   TimeScheme scheme = TimeScheme::BackwardEuler);
   StepReport solveSteady(CellField<ExecSpace>& phi);
+  /// The same for the system's fields (one per variable, on localMesh()).
+  StepReport step(std::vector<CellField<ExecSpace>>& fields, Real dt,
+                  TimeScheme scheme = TimeScheme::BackwardEuler);
+  StepReport solveSteady(std::vector<CellField<ExecSpace>>& fields);
   /// The stepper of the last setEquation() (throws kfvm::Error before): what step() and
   /// solveSteady() use, for its other entries (sweep(), a step from other old values).
   ImplicitStepper<ExecSpace>& stepper();
+  /// The stepper of the last setSystem() (throws kfvm::Error before).
+  CoupledStepper<ExecSpace>& coupledStepper();
 
   /// Maxima over the ranks, in place (MPI_Allreduce): for AdaptiveStepper's
   /// setMaxOverProcesses().
@@ -108,12 +129,13 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
 
   /// sum over every rank's owned cells of x y. Needs setEquation().
   double dot(const Vector<ExecSpace>& x, const Vector<ExecSpace>& y) const;
-  /// The distributed operator of the last setEquation() (throws kfvm::Error before).
+  /// The distributed operator of the last setEquation() or setSystem() (throws
+  /// kfvm::Error before).
   const LinearOperator<ExecSpace>& linearOperator() const override;
 
  private:
   // SolveDistribution: what the stepper asks of the ranks.
-  void exchange(const Vector<ExecSpace>& x) override { halo_.exchange(x); }
+  void exchange(const Vector<ExecSpace>& x) override;
   SolverReport solve(LinearSolver<ExecSpace>& solver, const Vector<ExecSpace>& b,
                      const Vector<ExecSpace>& x) override;
   /// A solver that takes ghost columns, on the owned rows.
@@ -123,13 +145,17 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   CartesianGrid grid_;  // the global one
   Decomposition decomposition_;
   MPI_Comm comm_;
+  GpuAwareMpi mode_;
   HaloExchange<ExecSpace> halo_;
-  DistributedGrid<ExecSpace> gridDistribution_;  // the split, for multigrid
+  std::unique_ptr<HaloExchange<ExecSpace>> blockHalo_;  // a system's values per cell
+  DistributedGrid<ExecSpace> gridDistribution_;         // the split, for multigrid
   int ghostLayers_ = 1;
   int maxSweeps_ = 20;
   double sweepTolerance_ = 1e-8;
+  bool sweepsGiven_ = false;  // a system's stepper keeps its own defaults otherwise
   Mesh<ExecSpace> mesh_;
   std::unique_ptr<ImplicitStepper<ExecSpace>> stepper_;  // owns the assembler, solver
+  std::unique_ptr<CoupledStepper<ExecSpace>> coupledStepper_;  // or the system's
   std::unique_ptr<DistributedOperator<ExecSpace>> operator_;
   bool matrixFree_ = false;
   std::unique_ptr<LinearSolver<ExecSpace>> solver_;  // until setEquation()

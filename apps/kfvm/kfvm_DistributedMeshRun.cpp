@@ -1,6 +1,6 @@
 // `mpirun -np N kfvm run DECK` for a deck on a Gmsh mesh: the mesh partitioned across
-// the ranks (DistributedMeshSystem, or DistributedCoupledMeshSystem for a coupled deck:
-// METIS, or recursive coordinate bisection), each rank stepping its part in the
+// the ranks (DistributedMeshSystem, for one [equation] or [[equation]] tables: METIS, or
+// recursive coordinate bisection), each rank stepping its part in the
 // one-process run's loop (kfvm_RunLoop.cpp). What differs
 // from one process comes from here: reductions over the ranks, a .pvtu file set, probes
 // found on the rank that owns their cell, PNG snapshots and checkpoints of the fields
@@ -18,7 +18,6 @@
 
 #include <kfvm_CellPolygons.hpp>
 #include <kfvm_CollectiveFailure.hpp>
-#include <kfvm_DistributedCoupledMeshSystem.hpp>
 #include <kfvm_DistributedMeshSystem.hpp>
 #include <kfvm_ParallelVtk.hpp>
 #include <kfvm_PointLocation.hpp>
@@ -34,8 +33,9 @@ namespace {
 
 using Space = DeckSpace;
 
-/// Terms that read cells two faces away need two ghost layers.
+/// Terms that read cells two faces away need two ghost layers (a coupled deck has none).
 int ghostLayersOf(const Deck& deck) {
+  if (deck.isCoupled()) return 1;
   const bool tvd = deck.hasConvection && isTvd(convectionSchemeFromName(deck.scheme));
   const bool explicitTvd = deck.hasExplicitConvection && deck.explicitScheme != "upwind";
   const bool corrected =
@@ -43,76 +43,58 @@ int ghostLayersOf(const Deck& deck) {
   return deck.hasHigherOrder || tvd || explicitTvd || corrected ? 2 : 1;
 }
 
-/// A deck's problem on this rank's part of the mesh, with what output needs of the
-/// partition (the part's mesh, global ids, gathers, one-value exchanges).
-class MeshPartProblem : public DeckProblem {
- public:
-  virtual DistributedMeshSystem<Space>& system() = 0;
-};
-
-/// One [equation] on this rank's part of the mesh.
-class DistributedMeshProblem : public MeshPartProblem {
+/// A deck's [equation], or its [[equation]] tables, on this rank's part of the mesh, with
+/// what output needs of the partition (the part's mesh, global ids, gathers, one-value
+/// exchanges).
+class DistributedMeshProblem : public DeckProblem {
  public:
   DistributedMeshProblem(const Deck& deck, MPI_Comm comm)
-      : system_(*deck.topology, comm, ghostLayersOf(deck)),
-        equation_(system_.localMesh()) {
+      : system_(*deck.topology, comm, ghostLayersOf(deck)) {
+    const auto solver = [&deck] {
+      return makeLinearSolver<Space>(deck.solver, deck.solverParameters);
+    };
+    if (deck.isCoupled()) {
+      CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
+      buildCoupledSystem(deck, part);
+      system_.setSystem(part, solver());
+      system_.setSweeps(deck.maxSweeps, deck.sweepTolerance);
+      return;
+    }
+    equation_ = std::make_unique<Equation<Space>>(system_.localMesh());
     buildEquation(deck, system_.localMesh(), cellCentres(deck, system_.localMesh()),
-                  equation_, [](Patch) { return true; });
-    system_.setEquation(equation_);
-    system_.setSolver(makeLinearSolver<Space>(deck.solver, deck.solverParameters));
+                  *equation_, [](Patch) { return true; });
+    system_.setEquation(*equation_);
+    system_.setSolver(solver());
     system_.stepper().setSweeps(deck.maxSweeps, Real(deck.sweepTolerance),
                                 Real(deck.relaxation));
     if (deck.hasExplicitSteps()) {
-      explicit_ = std::make_unique<ExplicitStepper<Space>>(equation_);
+      explicit_ = std::make_unique<ExplicitStepper<Space>>(*equation_);
       explicit_->setGhostExchange(
           [this](const Vector<Space>& values) { system_.halo().exchange(values); });
     }
   }
   StepReport step(std::vector<CellField<Space>>& fields, double dt,
                   TimeScheme scheme) override {
-    return system_.step(fields[0], Real(dt), scheme);
+    if (equation_) return system_.step(fields[0], Real(dt), scheme);
+    return system_.step(fields, Real(dt), scheme);
   }
-  StepReport solveSteady() override { return system_.solveSteady(fields_[0]); }
+  StepReport solveSteady() override {
+    if (equation_) return system_.solveSteady(fields_[0]);
+    return system_.solveSteady(fields_);
+  }
   StepReport stepExplicit(double dt, const std::string& scheme) override {
+    if (!equation_)
+      fail("deck: explicit scheme ", scheme,
+           " in a coupled deck (refused before the run)");
     return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
   }
-  DistributedMeshSystem<Space>& system() override { return system_; }
+  DistributedMeshSystem<Space>& system() { return system_; }
 
  private:
   DistributedMeshSystem<Space> system_;
-  Equation<Space> equation_;
+  std::unique_ptr<Equation<Space>> equation_;  // none for a coupled deck
   std::unique_ptr<ExplicitStepper<Space>> explicit_;
 };
-
-/// The [[equation]] tables of a coupled deck on this rank's part of the mesh.
-class DistributedCoupledMeshProblem : public MeshPartProblem {
- public:
-  DistributedCoupledMeshProblem(const Deck& deck, MPI_Comm comm)
-      : system_(*deck.topology, comm, deck.numVariables()) {
-    CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
-    buildCoupledSystem(deck, part);
-    system_.setSystem(part, makeLinearSolver<Space>(deck.solver, deck.solverParameters));
-    system_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance));
-  }
-  StepReport step(std::vector<CellField<Space>>& fields, double dt,
-                  TimeScheme scheme) override {
-    return system_.step(fields, Real(dt), scheme);
-  }
-  StepReport solveSteady() override { return system_.solveSteady(fields_); }
-  StepReport stepExplicit(double, const std::string& scheme) override {
-    fail("deck: explicit scheme ", scheme, " in a coupled deck (refused before the run)");
-  }
-  DistributedMeshSystem<Space>& system() override { return system_.parts(); }
-
- private:
-  DistributedCoupledMeshSystem<Space> system_;
-};
-
-std::unique_ptr<MeshPartProblem> meshPartProblem(const Deck& deck, MPI_Comm comm) {
-  if (deck.isCoupled())
-    return std::make_unique<DistributedCoupledMeshProblem>(deck, comm);
-  return std::make_unique<DistributedMeshProblem>(deck, comm);
-}
 
 /// Per probe, the local cell holding it on the rank that owns that cell, else -1. A
 /// point on a face between parts is given to the lowest global cell any rank finds.
@@ -153,8 +135,7 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
   log::info("kfvm run %s: %dD Gmsh mesh '%s', %lld cells, backend %s, %d MPI ranks (%s)",
             deck.path.c_str(), deck.dimension, deck.meshFile.c_str(), deck.numCells(),
             Space::name(), size, haveMetis() ? "METIS" : "recursive bisection");
-  const auto made = meshPartProblem(deck, MPI_COMM_WORLD);
-  MeshPartProblem& problem = *made;
+  DistributedMeshProblem problem(deck, MPI_COMM_WORLD);
   auto& system = problem.system();
   const Mesh<Space>& mesh = system.localMesh();
   log::info("%s", validateDeck(deck, &mesh).c_str());

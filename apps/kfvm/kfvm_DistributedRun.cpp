@@ -1,10 +1,9 @@
 // `mpirun -np N kfvm run DECK`: a deck's run across MPI ranks. Each rank steps its block
-// of the grid (DistributedSystem for one [equation], DistributedCoupledSystem for
-// [[equation]] tables) in the one-process run's loop (kfvm_RunLoop.cpp), which gets
-// from here what differs across ranks: reductions over the ranks, the parallel VTK
-// file set and checkpoints, the fields gathered to rank 0 (PNG snapshots) or taken from
-// the whole grid's values (initial values; from a one-process checkpoint each rank reads
-// its own cells only).
+// of the grid (DistributedSystem, for one [equation] or [[equation]] tables) in the
+// one-process run's loop (kfvm_RunLoop.cpp), which gets from here what differs across
+// ranks: reductions over the ranks, the parallel VTK file set and checkpoints, the fields
+// gathered to rank 0 (PNG snapshots) or taken from the whole grid's values (initial
+// values; from a one-process checkpoint each rank reads its own cells only).
 #include "kfvm_DistributedRun.hpp"
 #include <kfvm_Checkpoint.hpp>
 #include "kfvm_AcrossRanks.hpp"
@@ -19,7 +18,6 @@
 
 #include <kfvm_CollectiveFailure.hpp>
 #include <kfvm_DistributedCheckpoint.hpp>
-#include <kfvm_DistributedCoupledSystem.hpp>
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_ParallelVtk.hpp>
 
@@ -35,34 +33,54 @@ namespace {
 
 using Space = DeckSpace;
 
-/// One [equation] on this rank's block.
-class DistributedScalarProblem : public DeckProblem {
+/// A deck's [equation], or its [[equation]] tables, on this rank's block.
+class DistributedGridProblem : public DeckProblem {
  public:
-  DistributedScalarProblem(const Deck& deck, const CartesianGrid& grid,
-                           const Decomposition& decomposition, MPI_Comm comm)
-      : system_(grid, decomposition, comm, GpuAwareMpi::Auto, ghostLayers(deck)),
-        equation_(system_.localMesh()) {
+  DistributedGridProblem(const Deck& deck, const CartesianGrid& grid,
+                         const Decomposition& decomposition, MPI_Comm comm)
+      : system_(grid, decomposition, comm, GpuAwareMpi::Auto, ghostLayers(deck)) {
+    const auto isPhysical = [this](Patch p) {
+      return system_.isPhysical(p);
+    };
+    const auto solver = [&deck] {
+      return makeLinearSolver<Space>(deck.solver, deck.solverParameters);
+    };
+    if (deck.isCoupled()) {
+      CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
+      buildCoupledSystem(deck, part, isPhysical);
+      system_.setSystem(part, solver());
+      system_.setSweeps(deck.maxSweeps, deck.sweepTolerance);
+      return;
+    }
+    equation_ = std::make_unique<Equation<Space>>(system_.localMesh());
     buildEquation(deck, system_.localMesh(), cellCentres(system_.localMesh().grid()),
-                  equation_, [this](Patch p) { return system_.isPhysical(p); });
-    system_.setEquation(equation_);
-    system_.setSolver(makeLinearSolver<Space>(deck.solver, deck.solverParameters));
+                  *equation_, isPhysical);
+    system_.setEquation(*equation_);
+    system_.setSolver(solver());
     system_.stepper().setSweeps(deck.maxSweeps, Real(deck.sweepTolerance),
                                 Real(deck.relaxation));
     if (deck.matrixFree) system_.setMatrixFree(true);
     if (deck.hasExplicitSteps()) {
-      explicit_ = std::make_unique<ExplicitStepper<Space>>(equation_);
+      explicit_ = std::make_unique<ExplicitStepper<Space>>(*equation_);
       explicit_->setGhostExchange(
           [this](const Vector<Space>& values) { system_.halo().exchange(values); });
     }
   }
   StepReport step(std::vector<CellField<Space>>& fields, double dt,
                   TimeScheme scheme) override {
-    return system_.step(fields[0], Real(dt), scheme);
+    if (equation_) return system_.step(fields[0], Real(dt), scheme);
+    return system_.step(fields, Real(dt), scheme);
   }
-  StepReport solveSteady() override { return system_.solveSteady(fields_[0]); }
+  StepReport solveSteady() override {
+    if (equation_) return system_.solveSteady(fields_[0]);
+    return system_.solveSteady(fields_);
+  }
   /// The stable limit is the smallest of every rank's: a block's cells next to its
   /// ghosts have no face beyond them, which can only raise their own limit.
   StepReport stepExplicit(double dt, const std::string& scheme) override {
+    if (!equation_)
+      fail("deck: explicit scheme ", scheme,
+           " in a coupled deck (refused before the run)");
     return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
   }
   const Mesh<Space>& mesh() const { return system_.localMesh(); }
@@ -77,43 +95,12 @@ class DistributedScalarProblem : public DeckProblem {
     const bool tvd = deck.hasConvection && isTvd(convectionSchemeFromName(deck.scheme));
     const bool explicitTvd =
         deck.hasExplicitConvection && deck.explicitScheme != "upwind";
-    return deck.hasHigherOrder || tvd || explicitTvd ? 2 : 1;
+    return !deck.isCoupled() && (deck.hasHigherOrder || tvd || explicitTvd) ? 2 : 1;
   }
 
   DistributedSystem<Space> system_;
-  Equation<Space> equation_;
+  std::unique_ptr<Equation<Space>> equation_;         // none for a coupled deck
   std::unique_ptr<ExplicitStepper<Space>> explicit_;  // when [time] names one
-};
-
-/// The [[equation]] tables of a coupled deck on this rank's block.
-class DistributedCoupledProblem : public DeckProblem {
- public:
-  DistributedCoupledProblem(const Deck& deck, const CartesianGrid& grid,
-                            const Decomposition& decomposition, MPI_Comm comm)
-      : system_(grid, decomposition, comm, deck.numVariables()),
-        fieldHalo_(decomposition, comm) {
-    CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
-    buildCoupledSystem(deck, part, [this](Patch p) { return system_.isPhysical(p); });
-    system_.setSystem(part, makeLinearSolver<Space>(deck.solver, deck.solverParameters));
-    system_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance));
-  }
-  StepReport step(std::vector<CellField<Space>>& fields, double dt,
-                  TimeScheme scheme) override {
-    return system_.step(fields, Real(dt), scheme);
-  }
-  StepReport solveSteady() override { return system_.solveSteady(fields_); }
-  StepReport stepExplicit(double, const std::string& scheme) override {
-    fail("deck: explicit scheme ", scheme, " in a coupled deck (refused before the run)");
-  }
-  const Mesh<Space>& mesh() const { return system_.localMesh(); }
-  /// The system's exchange carries every variable interleaved; fields one at a time
-  /// (checkpoints, output) take this one, of one layer as the system's.
-  HaloExchange<Space>& fieldHalo() { return fieldHalo_; }
-  std::vector<long long> globalIds() const { return system_.localGlobalIds(); }
-
- private:
-  DistributedCoupledSystem<Space> system_;
-  HaloExchange<Space> fieldHalo_;
 };
 
 /// The deck's process grid ([parallel] ranks) or a balanced one.
@@ -268,9 +255,9 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
 
 }  // namespace
 
-template <class Problem>
-int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
-               const CartesianGrid& grid, int rank, int size);
+int runOnRanks(const Deck& deck, const RunOptions& options,
+               DistributedGridProblem& problem, const CartesianGrid& grid, int rank,
+               int size);
 
 void checkGridAcrossRanks(const Deck& deck) {
   int size = 1;
@@ -295,17 +282,13 @@ int runGridDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
       decomposition.processGrid()[0], decomposition.processGrid()[1],
       decomposition.processGrid()[2]);
   log::info("%s", validateDeck(deck).c_str());
-  if (deck.isCoupled()) {
-    DistributedCoupledProblem problem(deck, grid, decomposition, MPI_COMM_WORLD);
-    return runOnRanks(deck, options, problem, grid, rank, size);
-  }
-  DistributedScalarProblem problem(deck, grid, decomposition, MPI_COMM_WORLD);
+  DistributedGridProblem problem(deck, grid, decomposition, MPI_COMM_WORLD);
   return runOnRanks(deck, options, problem, grid, rank, size);
 }
 
-template <class Problem>
-int runOnRanks(const Deck& deck, const RunOptions& options, Problem& problem,
-               const CartesianGrid& grid, int rank, int size) {
+int runOnRanks(const Deck& deck, const RunOptions& options,
+               DistributedGridProblem& problem, const CartesianGrid& grid, int rank,
+               int size) {
   const Mesh<Space>& mesh = problem.mesh();
   const auto centres = cellCentres(mesh.grid());
   HaloExchange<Space>& halo = problem.fieldHalo();

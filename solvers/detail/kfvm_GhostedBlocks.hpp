@@ -1,9 +1,8 @@
 #ifndef KFVM_DETAIL_GHOSTED_BLOCKS_HPP
 #define KFVM_DETAIL_GHOSTED_BLOCKS_HPP
 
-// What DistributedSystem, DistributedCoupledSystem and DistributedMeshSystem share: a
-// rank's ghosted block (defined in kfvm_DistributedSystem.cpp) and the solve across
-// ranks.
+// What DistributedSystem and DistributedMeshSystem share: a rank's ghosted block (defined
+// in kfvm_DistributedSystem.cpp) and the solve across ranks.
 
 #include <kfvm_CartesianGrid.hpp>
 #include <kfvm_CollectiveFailure.hpp>

@@ -111,8 +111,8 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
   std::vector<long long> exchanges;
   Run run;
   for (int step = 0; step <= steps; ++step) {  // step 0 warms up
-    const double haloBefore = system.halo().seconds();
-    const long long callsBefore = system.halo().calls();
+    const double haloBefore = system.gridBlocks().halo().seconds();
+    const long long callsBefore = system.gridBlocks().halo().calls();
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
     const auto report = system.step(phi, kfvm::Real(h * h * 10));
@@ -127,8 +127,8 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
     }
     if (step == 0) continue;
     times.push_back(seconds);
-    halo.push_back(system.halo().seconds() - haloBefore);
-    exchanges.push_back(system.halo().calls() - callsBefore);
+    halo.push_back(system.gridBlocks().halo().seconds() - haloBefore);
+    exchanges.push_back(system.gridBlocks().halo().calls() - callsBefore);
     run.iterations = report.iterations;
   }
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
@@ -138,13 +138,13 @@ Run benchmark(const kfvm::CartesianGrid& grid, const kfvm::Decomposition& decomp
   run.stepSeconds = times[times.size() / 2];
   run.haloSeconds = halo[halo.size() / 2];
   run.exchanges = exchanges[exchanges.size() / 2];
-  run.direct = system.halo().direct();
+  run.direct = system.gridBlocks().halo().direct();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   struct {
     double bytes;
     int rank;
-  } mine{double(system.halo().faceBytes()), rank}, busiest{};
+  } mine{double(system.gridBlocks().halo().faceBytes()), rank}, busiest{};
   MPI_Allreduce(&mine, &busiest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
   run.faceBytes = busiest.bytes;
   for (int a = 0; a < 3; ++a)

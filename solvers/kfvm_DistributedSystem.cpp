@@ -4,65 +4,17 @@
 #include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_ForEach.hpp>
-#include <kfvm_WrappedVertices.hpp>
-
-#include "detail/kfvm_GhostedBlocks.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace kfvm {
 
 namespace Details {
-
-/// The global grid's vertices of the rank's ghosted block; along a periodic axis the
-/// ghosts beyond an end are the cells at the other end, moved by the grid's length.
-CartesianGrid ghostedGrid(const CartesianGrid& grid, const Decomposition& decomposition,
-                          const GhostedBlock& layout, int rank) {
-  const auto block = decomposition.block(rank);
-  std::vector<double> vertices[3];
-  for (int a = 0; a < grid.dimension(); ++a)
-    vertices[a] = wrappedVertices(grid.vertices(a), block.first[a] - layout.lower[a],
-                                  layout.extent[a]);
-  return CartesianGrid::fromVertices(vertices[0], vertices[1], vertices[2]);
-}
-
-std::vector<long long> localGlobalIds(const Decomposition& decomposition,
-                                      const GhostedBlock& layout, int rank) {
-  const auto first = decomposition.block(rank).first;
-  const auto& cells = decomposition.cells();
-  std::vector<long long> ids(std::size_t(layout.size()));
-  const auto wrap = [&](int index, int a) {  // a periodic axis' ghosts wrap around
-    return (index % cells[a] + cells[a]) % cells[a];
-  };
-  for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
-    for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
-      for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i)
-        ids[std::size_t(layout.index(i, j, k))] =
-            wrap(first[0] + i, 0) +
-            (long long)cells[0] *
-                (wrap(first[1] + j, 1) + (long long)cells[1] * wrap(first[2] + k, 2));
-  return ids;
-}
-
-bool isPhysicalPatch(const Decomposition& decomposition, int rank, Patch patch) {
-  const int axis = int(patch) / 2, side = int(patch) % 2;
-  require(axis < decomposition.dimension(), "distributed system: patch '",
-          patchName(patch), "' is not a side of a ", decomposition.dimension(), "D grid");
-  return decomposition.neighbour(rank, axis, side) < 0;
-}
-
-std::function<void(double*, int)> maxOverRanks(MPI_Comm comm, int rank) {
-  return [comm, rank](double* values, int count) {
-    const int status =
-        MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm);
-    require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
-            rank);
-  };
-}
 
 /// The owned rows' values: entry e is entry sources(e) of the local matrix.
 template <class ExecSpace>
@@ -87,76 +39,105 @@ struct OwnedEntries {
   }
 };
 
-/// Local indices of the owned cells of a ghosted block, x fastest.
-std::vector<Ordinal> ownedCells(const GhostedBlock& layout) {
-  std::vector<Ordinal> cells;
-  for (int k = 0; k < layout.owned[2]; ++k)
-    for (int j = 0; j < layout.owned[1]; ++j)
-      for (int i = 0; i < layout.owned[0]; ++i) cells.push_back(layout.index(i, j, k));
-  return cells;
-}
-
 }  // namespace Details
+
+template <class ExecSpace>
+DistributedSystem<ExecSpace>::DistributedSystem(
+    std::unique_ptr<Partition<ExecSpace>> partition)
+    : partition_(std::move(partition)) {
+  require(partition_ != nullptr, "distributed system: the partition is null");
+  const auto& owned = partition_->ownedCells();
+  ownedCells_ =
+      copyToDevice<Ordinal, ExecSpace>(owned, "kfvm::DistributedSystem::ownedCells");
+  ownedRhs_ =
+      Vector<ExecSpace>("kfvm::DistributedSystem::ownedRhs", Ordinal(owned.size()));
+  ownedX_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedX", Ordinal(owned.size()));
+  setSolver("cg", 1e-10, 10000);
+}
 
 template <class ExecSpace>
 DistributedSystem<ExecSpace>::DistributedSystem(const CartesianGrid& grid,
                                                 const Decomposition& decomposition,
                                                 MPI_Comm comm, GpuAwareMpi mode,
                                                 int ghostLayers)
-    : grid_(grid),
-      decomposition_(decomposition),
-      comm_(comm),
-      mode_(mode),
-      halo_(decomposition, comm, mode, ghostLayers),
-      gridDistribution_(grid_, halo_),
-      ghostLayers_(ghostLayers),
-      mesh_(Details::ghostedGrid(grid, decomposition, halo_.layout(), halo_.rank())) {
-  require(grid.dimension() == decomposition.dimension() &&
-              grid.cellCounts() == decomposition.cells(),
-          "distributed system: the decomposition is of ", decomposition.cells()[0], " x ",
-          decomposition.cells()[1], " x ", decomposition.cells()[2],
-          " cells, the grid has ", grid.cells(0), " x ", grid.cells(1), " x ",
-          grid.cells(2));
-  ownedCells_ = copyToDevice<Ordinal, ExecSpace>(Details::ownedCells(halo_.layout()),
-                                                 "kfvm::DistributedSystem::ownedCells");
-  const Ordinal owned = Ordinal(ownedCells_.extent(0));
-  ownedRhs_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedRhs", owned);
-  ownedX_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedX", owned);
-  setSolver("cg", 1e-10, 10000);
+    : DistributedSystem(std::make_unique<GridBlocks<ExecSpace>>(grid, decomposition, comm,
+                                                                mode, ghostLayers)) {}
+
+template <class ExecSpace>
+DistributedSystem<ExecSpace>::DistributedSystem(const MeshTopology& topology,
+                                                MPI_Comm comm, int ghostLayers,
+                                                PartitionMethod method, GpuAwareMpi mode)
+    : DistributedSystem(std::make_unique<MeshParts<ExecSpace>>(
+          topology, comm, ghostLayers, method, mode)) {}
+
+template <class ExecSpace>
+GridBlocks<ExecSpace>& DistributedSystem<ExecSpace>::gridBlocks() const {
+  auto* blocks = dynamic_cast<GridBlocks<ExecSpace>*>(partition_.get());
+  require(blocks != nullptr,
+          "distributed system: its partition is a general mesh's parts, not grid blocks");
+  return *blocks;
 }
 
 template <class ExecSpace>
-bool DistributedSystem<ExecSpace>::isPhysical(Patch patch) const {
-  return Details::isPhysicalPatch(decomposition_, halo_.rank(), patch);
+MeshParts<ExecSpace>& DistributedSystem<ExecSpace>::meshParts() const {
+  auto* parts = dynamic_cast<MeshParts<ExecSpace>*>(partition_.get());
+  require(parts != nullptr,
+          "distributed system: its partition is a grid's blocks, not a mesh's parts");
+  return *parts;
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::exchangeGhosts(const CellField<ExecSpace>& field) {
+  field.requireOn(localMesh(), "exchanged");
+  partition_->exchange(field.values());
 }
 
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equation) {
-  require(equation.mesh().id() == mesh_.id(),
+  require(equation.mesh().id() == localMesh().id(),
           "distributed system: the equation must be on localMesh()");
-  for (int p = 0; p < 2 * decomposition_.dimension(); ++p) {
-    const Patch patch = static_cast<Patch>(p);
-    require(isPhysical(patch) || !equation.boundaryConditions().isSet(patch),
-            "distributed system: patch '", patchName(patch), "' of rank ", halo_.rank(),
-            " faces another rank; only physical patches take boundary conditions");
-  }
-  const bool reachesTwoCells =
-      equation.hasHigherOrder() ||
-      (equation.hasConvection() && isTvd(equation.convectionScheme()));
-  require(!reachesTwoCells || ghostLayers_ >= 2,
-          "distributed system: TVD convection and the fourth-order term reach two cells "
-          "away; construct the system with 2 ghost layers, not ",
-          ghostLayers_);
+  partition_->checkConditions(equation.boundaryConditions(), -1);
+  partition_->checkReach(equation);
   // The solver goes from the stepper of the last equation (if any) to the new one.
   if (stepper_) solver_ = stepper_->takeSolver();
   operator_.reset();
   coupledStepper_.reset();
   stepper_ = std::make_unique<ImplicitStepper<ExecSpace>>(equation, std::move(solver_));
   stepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
-  operator_ = std::make_unique<DistributedOperator<ExecSpace>>(halo_, comm_,
-                                                               stepper_->assembler());
+  operator_ = partition_->rowsOf(stepper_->assembler());
+  components_ = 1;
   stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
+  buildOwnedRows();
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setSystem(
+    const CoupledSystem<ExecSpace>& system,
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(system.mesh().id() == localMesh().id(),
+          "distributed system: the coupled system must be on localMesh()");
+  require(solver != nullptr && !solver->takesGhostColumns(),
+          "distributed system: a coupled system's solver must be a native one (kfvm's "
+          "Krylov methods), got ",
+          solver ? solver->name() : std::string("none"));
+  const int n = system.numVariables();
+  for (int v = 0; v < n; ++v)
+    partition_->checkConditions(system.boundaryConditions(v), v);
+  if (stepper_) solver_ = stepper_->takeSolver();
+  operator_.reset();
+  stepper_.reset();
+  matrixFree_ = false;
+  coupledStepper_ =
+      std::make_unique<CoupledStepper<ExecSpace>>(system, std::move(solver));
+  if (sweepsGiven_) coupledStepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
+  operator_ = partition_->rowsOf(coupledStepper_->system().matrix(), n);
+  components_ = n;
+  coupledStepper_->distributeOver(this);
+}
+
+template <class ExecSpace>
+void DistributedSystem<ExecSpace>::buildOwnedRows() {
   // The owned rows: the owned cells' rows of the local matrix, with columns renumbered
   // owned cells first, in row order, then ghosts (what Tpetra and Ifpack2 expect of a
   // column map), and sorted again within each row.
@@ -165,10 +146,11 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.rowOffsets());
   const auto columns =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.columns());
-  const std::vector<Ordinal> owned = Details::ownedCells(halo_.layout());
+  const std::vector<Ordinal>& owned = partition_->ownedCells();
+  const Ordinal cells = localMesh().numCells();
   columnCells_ = owned;
-  for (Ordinal cell = 0; cell < mesh_.numCells(); ++cell)
-    if (!halo_.layout().isOwned(cell)) columnCells_.push_back(cell);
+  for (Ordinal cell = 0; cell < cells; ++cell)
+    if (!partition_->isOwned(cell)) columnCells_.push_back(cell);
   std::vector<Ordinal> columnOf(columnCells_.size());
   for (std::size_t c = 0; c < columnCells_.size(); ++c)
     columnOf[std::size_t(columnCells_[c])] = Ordinal(c);
@@ -187,47 +169,13 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
     ownedOffsets.push_back(ownedColumns.size());
   }
   ownedRows_ = CrsMatrix<ExecSpace>(
-      "kfvm::DistributedSystem::ownedRows", Ordinal(owned.size()), mesh_.numCells(),
+      "kfvm::DistributedSystem::ownedRows", Ordinal(owned.size()), cells,
       copyToDevice<Offset, ExecSpace>(ownedOffsets,
                                       "kfvm::DistributedSystem::ownedOffsets"),
       copyToDevice<Ordinal, ExecSpace>(ownedColumns,
                                        "kfvm::DistributedSystem::ownedColumns"));
   entrySources_ =
       copyToDevice<Offset, ExecSpace>(sources, "kfvm::DistributedSystem::entrySources");
-}
-
-template <class ExecSpace>
-void DistributedSystem<ExecSpace>::setSystem(
-    const CoupledSystem<ExecSpace>& system,
-    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
-  require(system.mesh().id() == mesh_.id(),
-          "distributed system: the coupled system must be on localMesh()");
-  require(solver != nullptr && !solver->takesGhostColumns(),
-          "distributed system: a coupled system's solver must be a native one (kfvm's "
-          "Krylov methods), got ",
-          solver ? solver->name() : std::string("none"));
-  const int n = system.numVariables();
-  for (int v = 0; v < n; ++v)
-    for (int p = 0; p < 2 * decomposition_.dimension(); ++p) {
-      const Patch patch = static_cast<Patch>(p);
-      require(isPhysical(patch) || !system.boundaryConditions(v).isSet(patch),
-              "distributed system: patch '", patchName(patch), "' of rank ", halo_.rank(),
-              " faces another rank; only physical patches take boundary conditions ",
-              "(variable ", v, ")");
-    }
-  if (!blockHalo_ || blockHalo_->components() != n)
-    blockHalo_ = std::make_unique<HaloExchange<ExecSpace>>(decomposition_, comm_, mode_,
-                                                           ghostLayers_, n);
-  if (stepper_) solver_ = stepper_->takeSolver();
-  operator_.reset();
-  stepper_.reset();
-  matrixFree_ = false;
-  coupledStepper_ =
-      std::make_unique<CoupledStepper<ExecSpace>>(system, std::move(solver));
-  if (sweepsGiven_) coupledStepper_->setSweeps(maxSweeps_, Real(sweepTolerance_));
-  operator_ = std::make_unique<DistributedOperator<ExecSpace>>(
-      *blockHalo_, comm_, coupledStepper_->system().matrix(), n);
-  coupledStepper_->distributeOver(this);
 }
 
 template <class ExecSpace>
@@ -242,14 +190,9 @@ const CrsMatrix<ExecSpace>& DistributedSystem<ExecSpace>::ownedRows() {
 }
 
 template <class ExecSpace>
-std::vector<long long> DistributedSystem<ExecSpace>::localGlobalIds() const {
-  return Details::localGlobalIds(decomposition_, halo_.layout(), halo_.rank());
-}
-
-template <class ExecSpace>
 std::vector<long long> DistributedSystem<ExecSpace>::columnGlobalIds() const {
   require(stepper_ != nullptr, "distributed system: setEquation() first");
-  const auto all = localGlobalIds();
+  const auto& all = localGlobalIds();
   std::vector<long long> ids;
   for (const Ordinal cell : columnCells_) ids.push_back(all[std::size_t(cell)]);
   return ids;
@@ -257,9 +200,9 @@ std::vector<long long> DistributedSystem<ExecSpace>::columnGlobalIds() const {
 
 template <class ExecSpace>
 std::vector<long long> DistributedSystem<ExecSpace>::ownedGlobalIds() const {
-  const auto all = localGlobalIds();
+  const auto& all = localGlobalIds();
   std::vector<long long> ids;
-  for (const Ordinal cell : Details::ownedCells(halo_.layout()))
+  for (const Ordinal cell : partition_->ownedCells())
     ids.push_back(all[std::size_t(cell)]);
   return ids;
 }
@@ -277,14 +220,34 @@ void DistributedSystem<ExecSpace>::setSolver(const std::string& name, double tol
 }
 
 template <class ExecSpace>
+void DistributedSystem<ExecSpace>::setSolver(
+    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
+  require(solver != nullptr, "distributed system: the solver is null");
+  require(!solver->takesGhostColumns() || partition_->gridDistribution() != nullptr,
+          "distributed system: solver '", solver->name(),
+          "' takes ghost columns (a Trilinos solver); general meshes across ranks take "
+          "kfvm's own solvers");
+  require(!coupledStepper_ || !solver->takesGhostColumns(),
+          "distributed system: a coupled system's solver must be a native one (kfvm's "
+          "Krylov methods), got ",
+          solver->name());
+  if (coupledStepper_)
+    coupledStepper_->setSolver(std::move(solver));
+  else if (stepper_)
+    stepper_->setSolver(std::move(solver));
+  else
+    solver_ = std::move(solver);
+}
+
+template <class ExecSpace>
 void DistributedSystem<ExecSpace>::setMatrixFree(bool on) {
   require(stepper_ != nullptr,
           "distributed system: setEquation() before setMatrixFree()");
-  operator_->setMatrixFree(on);  // refuses the fourth-order term
+  partition_->setMatrixFree(*operator_, on);  // refuses the fourth-order term
   try {
     stepper_->setMatrixFree(on);  // refuses a solver that needs the matrix
   } catch (...) {
-    operator_->setMatrixFree(matrixFree_);
+    partition_->setMatrixFree(*operator_, matrixFree_);
     throw;
   }
   matrixFree_ = on;
@@ -302,22 +265,6 @@ void DistributedSystem<ExecSpace>::setSweeps(int maxSweeps, double tolerance) {
   sweepsGiven_ = true;
   if (stepper_) stepper_->setSweeps(maxSweeps, Real(tolerance));
   if (coupledStepper_) coupledStepper_->setSweeps(maxSweeps, Real(tolerance));
-}
-
-template <class ExecSpace>
-void DistributedSystem<ExecSpace>::setSolver(
-    std::unique_ptr<LinearSolver<ExecSpace>> solver) {
-  require(solver != nullptr, "distributed system: the solver is null");
-  require(!coupledStepper_ || !solver->takesGhostColumns(),
-          "distributed system: a coupled system's solver must be a native one (kfvm's "
-          "Krylov methods), got ",
-          solver->name());
-  if (coupledStepper_)
-    coupledStepper_->setSolver(std::move(solver));
-  else if (stepper_)
-    stepper_->setSolver(std::move(solver));
-  else
-    solver_ = std::move(solver);
 }
 
 template <class ExecSpace>
@@ -342,28 +289,30 @@ SolverReport DistributedSystem<ExecSpace>::solveOwnedRows(LinearSolver<ExecSpace
 
 template <class ExecSpace>
 void DistributedSystem<ExecSpace>::exchange(const Vector<ExecSpace>& x) {
-  if (coupledStepper_)
-    blockHalo_->exchange(x);
-  else
-    halo_.exchange(x);
+  partition_->exchange(x, components_);
 }
 
 template <class ExecSpace>
 SolverReport DistributedSystem<ExecSpace>::solve(LinearSolver<ExecSpace>& solver,
                                                  const Vector<ExecSpace>& b,
                                                  const Vector<ExecSpace>& x) {
-  const auto exchange = [this](const Vector<ExecSpace>& v) {
-    this->exchange(v);
-  };
-  if (coupledStepper_)
-    return Details::solveAcrossRanks(comm_, solver, *operator_, b, x, exchange);
-  if (!solver.takesGhostColumns()) {
+  SolverReport report;
+  if (solver.takesGhostColumns()) {
+    report = solveOwnedRows(solver, b, x);
+  } else {
     // What "mg" coarsens: the equation on this rank's block, and how the grid is split.
-    solver.setDiscretization({&stepper_->assembler(), nullptr, &gridDistribution_});
-    return Details::solveAcrossRanks(comm_, solver, *operator_, b, x, exchange);
+    if (stepper_)
+      solver.setDiscretization(
+          {&stepper_->assembler(), nullptr, partition_->gridDistribution()});
+    // The preconditioner's setup (an ILU pivot) may fail on some ranks only: then it
+    // fails on every rank, before the solve's first reduction.
+    Details::agreeOnFailure(partition_->communicator(),
+                            Details::failureOf([&] { solver.setOperator(*operator_); }),
+                            "distributed solve");
+    report = solver.solve(b, x);
+    report.solver = "distributed " + report.solver;
   }
-  SolverReport report = solveOwnedRows(solver, b, x);
-  exchange(x);
+  exchange(x);  // the ghosts of the answer from their owners
   return report;
 }
 
@@ -381,7 +330,56 @@ double DistributedSystem<ExecSpace>::dot(const Vector<ExecSpace>& x,
 
 template <class ExecSpace>
 std::function<void(double*, int)> DistributedSystem<ExecSpace>::maxOverRanks() const {
-  return Details::maxOverRanks(comm_, halo_.rank());
+  const MPI_Comm comm = partition_->communicator();
+  const int rank = partition_->rank();
+  return [comm, rank](double* values, int count) {
+    const int status =
+        MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm);
+    require(status == MPI_SUCCESS, "distributed system: MPI_Allreduce failed on rank ",
+            rank);
+  };
+}
+
+template <class ExecSpace>
+std::vector<Real> DistributedSystem<ExecSpace>::gather(const CellField<ExecSpace>& phi,
+                                                       int root) const {
+  phi.requireOn(localMesh(), "gathered");
+  const MPI_Comm comm = partition_->communicator();
+  const int rank = partition_->rank();
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  require(root >= 0 && root < size, "distributed system: root ", root, " is not one of ",
+          size, " ranks");
+  const auto check = [rank](int status, const char* what) {
+    require(status == MPI_SUCCESS, "distributed system: ", what, " failed on rank ",
+            rank);
+  };
+  const auto values = phi.toHost();
+  const auto& cells = partition_->ownedCells();
+  std::vector<long long> mineIds;
+  std::vector<Real> mine;
+  for (const Ordinal cell : cells) {
+    mineIds.push_back(localGlobalIds()[std::size_t(cell)]);
+    mine.push_back(values[std::size_t(cell)]);
+  }
+  const int owned = int(cells.size());
+  std::vector<int> counts(std::size_t(size), 0), offsets(std::size_t(size) + 1, 0);
+  check(MPI_Gather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm),
+        "MPI_Gather");
+  for (int r = 0; r < size; ++r)
+    offsets[std::size_t(r) + 1] = offsets[std::size_t(r)] + counts[std::size_t(r)];
+  std::vector<long long> ids(rank == root ? std::size_t(offsets.back()) : 0);
+  std::vector<Real> gathered(ids.size());
+  const MPI_Datatype type = std::is_same<Real, double>::value ? MPI_DOUBLE : MPI_FLOAT;
+  check(MPI_Gatherv(mineIds.data(), owned, MPI_LONG_LONG, ids.data(), counts.data(),
+                    offsets.data(), MPI_LONG_LONG, root, comm),
+        "MPI_Gatherv");
+  check(MPI_Gatherv(mine.data(), owned, type, gathered.data(), counts.data(),
+                    offsets.data(), type, root, comm),
+        "MPI_Gatherv");
+  std::vector<Real> global(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) global[std::size_t(ids[k])] = gathered[k];
+  return global;
 }
 
 template <class ExecSpace>
@@ -391,24 +389,24 @@ ImplicitStepper<ExecSpace>& DistributedSystem<ExecSpace>::stepper() {
 }
 
 template <class ExecSpace>
+CoupledStepper<ExecSpace>& DistributedSystem<ExecSpace>::coupledStepper() {
+  require(coupledStepper_ != nullptr, "distributed system: setSystem() first");
+  return *coupledStepper_;
+}
+
+template <class ExecSpace>
 StepReport DistributedSystem<ExecSpace>::step(CellField<ExecSpace>& phi, Real dt,
                                               TimeScheme scheme) {
   require(std::isfinite(dt) && dt > 0,
           "distributed system: dt must be positive and finite, got ", dt);
-  phi.requireOn(mesh_, "distributed unknown");
+  phi.requireOn(localMesh(), "distributed unknown");
   return stepper().step(phi, dt, scheme);
 }
 
 template <class ExecSpace>
 StepReport DistributedSystem<ExecSpace>::solveSteady(CellField<ExecSpace>& phi) {
-  phi.requireOn(mesh_, "distributed unknown");
+  phi.requireOn(localMesh(), "distributed unknown");
   return stepper().solveSteady(phi);
-}
-
-template <class ExecSpace>
-CoupledStepper<ExecSpace>& DistributedSystem<ExecSpace>::coupledStepper() {
-  require(coupledStepper_ != nullptr, "distributed system: setSystem() first");
-  return *coupledStepper_;
 }
 
 template <class ExecSpace>

@@ -1,6 +1,6 @@
 // `mpirun -np N kfvm run DECK` for a deck on a Gmsh mesh: the mesh partitioned across
-// the ranks (DistributedMeshSystem, for one [equation] or [[equation]] tables: METIS, or
-// recursive coordinate bisection), each rank stepping its part in the
+// the ranks (DistributedSystem on MeshParts, for one [equation] or [[equation]] tables:
+// METIS, or recursive coordinate bisection), each rank stepping its part in the
 // one-process run's loop (kfvm_RunLoop.cpp). What differs
 // from one process comes from here: reductions over the ranks, a .pvtu file set, probes
 // found on the rank that owns their cell, PNG snapshots and checkpoints of the fields
@@ -18,7 +18,7 @@
 
 #include <kfvm_CellPolygons.hpp>
 #include <kfvm_CollectiveFailure.hpp>
-#include <kfvm_DistributedMeshSystem.hpp>
+#include <kfvm_DistributedSystem.hpp>
 #include <kfvm_ParallelVtk.hpp>
 #include <kfvm_PointLocation.hpp>
 
@@ -69,8 +69,9 @@ class DistributedMeshProblem : public DeckProblem {
                                 Real(deck.relaxation));
     if (deck.hasExplicitSteps()) {
       explicit_ = std::make_unique<ExplicitStepper<Space>>(*equation_);
-      explicit_->setGhostExchange(
-          [this](const Vector<Space>& values) { system_.halo().exchange(values); });
+      explicit_->setGhostExchange([this](const Vector<Space>& values) {
+        system_.meshParts().halo().exchange(values);
+      });
     }
   }
   StepReport step(std::vector<CellField<Space>>& fields, double dt,
@@ -88,18 +89,17 @@ class DistributedMeshProblem : public DeckProblem {
            " in a coupled deck (refused before the run)");
     return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
   }
-  DistributedMeshSystem<Space>& system() { return system_; }
+  DistributedSystem<Space>& system() { return system_; }
 
  private:
-  DistributedMeshSystem<Space> system_;
+  DistributedSystem<Space> system_;
   std::unique_ptr<Equation<Space>> equation_;  // none for a coupled deck
   std::unique_ptr<ExplicitStepper<Space>> explicit_;
 };
 
 /// Per probe, the local cell holding it on the rank that owns that cell, else -1. A
 /// point on a face between parts is given to the lowest global cell any rank finds.
-std::vector<Ordinal> probeCellsOf(const Deck& deck,
-                                  DistributedMeshSystem<Space>& system) {
+std::vector<Ordinal> probeCellsOf(const Deck& deck, DistributedSystem<Space>& system) {
   const auto& ids = system.localGlobalIds();
   std::vector<Ordinal> cells;
   for (const auto& point : deck.probes) {
@@ -112,7 +112,7 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck,
       deckError(deck, deck.meshFileAt, "[[output.probe]] point (", point[0], ", ",
                 point[1], ", ", point[2], ") is in no cell of the mesh '", deck.meshFile,
                 "'");
-    const auto owned = ids.begin() + system.ownedCells();
+    const auto owned = ids.begin() + system.meshParts().part().ownedCells;
     const auto found = std::lower_bound(ids.begin(), owned, global);
     cells.push_back(found != owned && *found == global ? Ordinal(found - ids.begin())
                                                        : Ordinal(-1));
@@ -166,7 +166,7 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
   ranks.rank = rank;
   ranks.reduce = reduceOverRanks;
   std::vector<Real> owned(globalIds.size(), Real(0));
-  std::fill(owned.begin(), owned.begin() + system.ownedCells(), Real(1));
+  std::fill(owned.begin(), owned.begin() + system.meshParts().part().ownedCells, Real(1));
   ranks.owned = copyToDevice<Real, Space>(owned, "kfvm::deck::owned");
   ranks.probeCells = probeCellsOf(deck, system);
   ranks.collectionExtension = ".pvtu";
@@ -176,7 +176,7 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
   std::vector<const CellField<Space>*> pointers;
   for (auto& field : fields) pointers.push_back(&field);
   ranks.writeVtk = [&](const std::string& stem, double time) {
-    writeParallelVtu<Space>(stem, mesh, system.halo(), pointers, time);
+    writeParallelVtu<Space>(stem, mesh, system.meshParts().halo(), pointers, time);
   };
   ranks.gather = [&](const CellField<Space>& field) {
     const auto values = system.gather(field);

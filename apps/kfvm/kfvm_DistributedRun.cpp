@@ -62,8 +62,9 @@ class DistributedGridProblem : public DeckProblem {
     if (deck.matrixFree) system_.setMatrixFree(true);
     if (deck.hasExplicitSteps()) {
       explicit_ = std::make_unique<ExplicitStepper<Space>>(*equation_);
-      explicit_->setGhostExchange(
-          [this](const Vector<Space>& values) { system_.halo().exchange(values); });
+      explicit_->setGhostExchange([this](const Vector<Space>& values) {
+        system_.gridBlocks().halo().exchange(values);
+      });
     }
   }
   StepReport step(std::vector<CellField<Space>>& fields, double dt,
@@ -85,7 +86,7 @@ class DistributedGridProblem : public DeckProblem {
   }
   const Mesh<Space>& mesh() const { return system_.localMesh(); }
   /// Exchanges one field's ghosts (checkpoints) and lays out the block (output).
-  HaloExchange<Space>& fieldHalo() { return system_.halo(); }
+  HaloExchange<Space>& fieldHalo() { return system_.gridBlocks().halo(); }
   std::vector<long long> globalIds() const { return system_.localGlobalIds(); }
 
  private:

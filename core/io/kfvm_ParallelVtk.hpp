@@ -33,7 +33,7 @@ void writeParallelVtk(const std::string& stem, const CartesianGrid& grid,
                       const std::vector<const CellField<ExecSpace>*>& fields,
                       double time);
 
-/// The same for a general mesh split across ranks (DistributedMeshSystem): each rank
+/// The same for a general mesh split across ranks (MeshParts): each rank
 /// writes the owned cells of its part (localMesh's first halo.ownedCells() cells) to
 /// `stem_<rank>.vtu`, and rank 0 writes `stem.pvtu`, which lists the pieces. Collective,
 /// checked and replaced as above.

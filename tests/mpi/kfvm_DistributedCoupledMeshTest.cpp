@@ -1,5 +1,5 @@
 // Coupled systems on general meshes across 1, 2 and 4 ranks
-// (DistributedMeshSystem::setSystem) equal the one-process steps: two species exchanging
+// (DistributedSystem::setSystem) equal the one-process steps: two species exchanging
 // mass on triangles by backward Euler and Crank-Nicolson, and Cahn-Hilliard in (phi, mu)
 // on periodic triangles (Newton sweeps). The halo of several values per cell fills every
 // variable's ghosts.
@@ -7,7 +7,7 @@
 #include "../kfvm_TestSpace.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
-#include <kfvm_DistributedMeshSystem.hpp>
+#include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
 
 #include <gtest/gtest.h>
@@ -24,16 +24,17 @@ using Space = TestExecSpace;
 
 TEST(DistributedCoupledMesh, TheHaloFillsEveryVariableOfTheGhosts) {
   const MeshTopology topology = crossedTriangles(6, 0).topology();
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD);
   const auto& ids = system.localGlobalIds();
-  const Ordinal owned = system.ownedCells();
+  const Ordinal owned = system.meshParts().part().ownedCells;
   // Value v of cell c: 10 global id + v on its owner, -1 on the ghosts before.
   std::vector<Real> values(3 * ids.size(), Real(-1));
   for (Ordinal c = 0; c < owned; ++c)
     for (int v = 0; v < 3; ++v)
       values[std::size_t(3 * c + v)] = Real(10 * ids[std::size_t(c)] + v);
   Vector<Space> x = copyToDevice<Real, Space>(values, "x");
-  MeshHaloExchange<Space> halo(system.part(), MPI_COMM_WORLD, GpuAwareMpi::Auto, 3);
+  MeshHaloExchange<Space> halo(system.meshParts().part(), MPI_COMM_WORLD,
+                               GpuAwareMpi::Auto, 3);
   halo.exchange(x);
   const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
   int wrong = 0;
@@ -67,7 +68,7 @@ void checkMeshAgainstOneProcess(const MeshTopology& topology, const MeshBuilder&
   for (int step = 0; step < steps; ++step)
     ASSERT_TRUE(alone.step(expected, dt, scheme).converged) << "one process, " << step;
 
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD);
   const auto& local = system.localMesh();
   CoupledSystem<Space> part(local, 2);
   build(part);
@@ -78,7 +79,7 @@ void checkMeshAgainstOneProcess(const MeshTopology& topology, const MeshBuilder&
                                        CellField<Space>(local, "b")};
   for (int v = 0; v < 2; ++v) {
     std::vector<double> values(ids.size(), 1e3);  // ghosts are the owners' business
-    for (Ordinal c = 0; c < system.ownedCells(); ++c)
+    for (Ordinal c = 0; c < system.meshParts().part().ownedCells; ++c)
       values[std::size_t(c)] = initial[std::size_t(v)][std::size_t(ids[std::size_t(c)])];
     fields[std::size_t(v)].fromHost(values);
   }
@@ -140,7 +141,7 @@ TEST(DistributedCoupledMesh, CahnHilliardOnPeriodicTrianglesWithSweepsEqualsOneP
 
 TEST(DistributedCoupledMesh, ConditionsOnTheCutAreErrors) {
   const MeshTopology topology = crossedTriangles(4, 0).topology();
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD);
   expectRefused([&] { system.coupledStepper(); }, {"setSystem() first"});
   CoupledSystem<Space> cut(system.localMesh(), 2);
   cut.transient(0, 0).transient(1, 1);

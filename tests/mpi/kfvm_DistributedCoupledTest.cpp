@@ -58,7 +58,7 @@ void checkAgainstOneProcess(const CartesianGrid& grid, const Decomposition& deco
   for (int v = 0; v < 2; ++v) {
     std::vector<double> values(ids.size());
     for (std::size_t c = 0; c < ids.size(); ++c)
-      values[c] = system.layout().isOwned(Ordinal(c))
+      values[c] = system.gridBlocks().layout().isOwned(Ordinal(c))
                       ? initial[std::size_t(v)][std::size_t(ids[c])]
                       : 1e3;  // ghosts are the owners' business
     fields[v].fromHost(values);
@@ -147,7 +147,8 @@ TEST(DistributedCoupled, ConditionsOnInnerSidesAreErrorsAndAnyCountOfVariablesSt
   for (int v = 0; v < 3; ++v) {
     std::vector<double> values(ids.size());
     for (std::size_t c = 0; c < ids.size(); ++c)
-      values[c] = system.layout().isOwned(Ordinal(c)) ? double(ids[c] + v) : -1.0;
+      values[c] =
+          system.gridBlocks().layout().isOwned(Ordinal(c)) ? double(ids[c] + v) : -1.0;
     fields.emplace_back(system.localMesh(), "u");
     fields.back().fromHost(values);
   }

@@ -7,7 +7,7 @@
 #include "../kfvm_TestSpace.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
-#include <kfvm_DistributedMeshSystem.hpp>
+#include <kfvm_DistributedSystem.hpp>
 #include <kfvm_Error.hpp>
 #include <kfvm_MeshGenerators.hpp>
 #include <kfvm_ParallelVtk.hpp>
@@ -60,13 +60,13 @@ TEST(DistributedMesh, PartsKeepThePatchesAndTheHaloFillsTheGhosts) {
   const auto connectivity = topology.connect();
   for (const PartitionMethod method : partitionMethods()) {
     for (int layers : {1, 2}) {
-      DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, layers, method);
+      DistributedSystem<Space> system(topology, MPI_COMM_WORLD, layers, method);
       const auto& mesh = system.localMesh();
       std::vector<std::string> expected = connectivity.patchNames;
       expected.push_back(MeshPart::cutPatch);
       EXPECT_EQ(mesh.patchNames(), expected);
       // Every cell owned once over the ranks.
-      long long owned = system.ownedCells();
+      long long owned = system.meshParts().part().ownedCells;
       MPI_Allreduce(MPI_IN_PLACE, &owned, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
       EXPECT_EQ(owned, topology.numCells());
       if (worldSize() == 1)
@@ -74,11 +74,11 @@ TEST(DistributedMesh, PartsKeepThePatchesAndTheHaloFillsTheGhosts) {
       // Owned cells carry their global ids; after the exchange the ghosts do too.
       const auto& ids = system.localGlobalIds();
       std::vector<double> values(ids.size(), -1);
-      for (Ordinal c = 0; c < system.ownedCells(); ++c)
+      for (Ordinal c = 0; c < system.meshParts().part().ownedCells; ++c)
         values[std::size_t(c)] = double(ids[std::size_t(c)]);
       CellField<Space> field(mesh, "ids");
       field.fromHost(values);
-      system.halo().exchange(field.values());
+      system.meshParts().halo().exchange(field.values());
       const auto exchanged = field.toHost();
       for (std::size_t c = 0; c < ids.size(); ++c)
         ASSERT_EQ(exchanged[c], Real(ids[c]))
@@ -130,7 +130,7 @@ TEST(DistributedMesh, SteadyCorrectedDiffusionOnTetrahedraEqualsOneProcess) {
   ASSERT_TRUE(stepper.solveSteady(reference).converged);
   const auto expected = reference.toHost();
   for (const PartitionMethod method : partitionMethods()) {
-    DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
+    DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
     const auto& mesh = system.localMesh();
     CellField<Space> localD(mesh, "D"), localS(mesh, "s"), phi(mesh, "phi");
     fillCoefficients(mesh, localD, localS);
@@ -174,7 +174,7 @@ TEST(DistributedMesh, VanLeerOnTrianglesEqualsOneProcess) {
   for (int step = 0; step < 5; ++step)
     ASSERT_TRUE(stepper.step(reference, Real(0.05)).converged);
   const auto expected = reference.toHost();
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 2);
   CellField<Space> phi(system.localMesh(), "phi");
   Equation<Space> equation(system.localMesh());
   setTransient(equation);
@@ -195,18 +195,18 @@ TEST(DistributedMesh, VanLeerOnTrianglesEqualsOneProcess) {
 
 TEST(DistributedMesh, ParallelVtuPiecesHoldEveryOwnedCellOnce) {
   const MeshTopology topology = crossedTriangles(4, 0).topology();  // 64 triangles
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 2);
   const auto& ids = system.localGlobalIds();
   std::vector<double> values(ids.size(), -1);  // ghosts -1: never written
-  for (Ordinal c = 0; c < system.ownedCells(); ++c)
+  for (Ordinal c = 0; c < system.meshParts().part().ownedCells; ++c)
     values[std::size_t(c)] = 1.0 + double(ids[std::size_t(c)]);
   CellField<Space> phi(system.localMesh(), "phi");
   phi.fromHost(values);
   const std::string folder = "parallel-vtu-" + std::to_string(worldSize());
   if (worldRank() == 0) std::filesystem::create_directories(folder);
   MPI_Barrier(MPI_COMM_WORLD);
-  writeParallelVtu<Space>(folder + "/phi", system.localMesh(), system.halo(), {&phi},
-                          0.5);
+  writeParallelVtu<Space>(folder + "/phi", system.localMesh(), system.meshParts().halo(),
+                          {&phi}, 0.5);
   if (worldRank() != 0) return;
   const auto read = [](const std::string& path) {
     std::ifstream in(path);
@@ -242,7 +242,7 @@ TEST(DistributedMesh, ParallelVtuPiecesHoldEveryOwnedCellOnce) {
 
 TEST(DistributedMesh, TermsThatNeedTwoLayersAndConditionsOnTheCutAreRefused) {
   const MeshTopology topology = distortedTetrahedra(2);
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 1);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 1);
   Equation<Space> corrected(system.localMesh());
   corrected.diffusion(Real(1)).diffusionCorrection(DiffusionCorrection::OverRelaxed,
                                                    CellGradient::LeastSquares);
@@ -251,7 +251,7 @@ TEST(DistributedMesh, TermsThatNeedTwoLayersAndConditionsOnTheCutAreRefused) {
   cut.diffusion(Real(1)).boundary(MeshPart::cutPatch, BoundaryCondition::dirichlet(0));
   expectRefused([&] { system.setEquation(cut); },
                 {"patch 'kfvm:ranks'", "takes no boundary condition"});
-  expectRefused([&] { DistributedMeshSystem<Space>(topology, MPI_COMM_WORLD, 3); },
+  expectRefused([&] { DistributedSystem<Space>(topology, MPI_COMM_WORLD, 3); },
                 {"ghost layers must be 1 or 2, got 3"});
 }
 

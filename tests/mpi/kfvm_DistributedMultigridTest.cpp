@@ -64,7 +64,7 @@ std::pair<int, int> solveBoth(const CartesianGrid& grid,
   EXPECT_TRUE(many.converged) << many.reason;
   const auto values =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
-  const auto& layout = system.layout();
+  const auto& layout = system.gridBlocks().layout();
   const auto first = decomposition.block(worldRank()).first;
   const auto cells = grid.cellCounts();
   double worst = 0, scale = 0;

@@ -8,7 +8,7 @@
 #include "../kfvm_TestSpace.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
-#include <kfvm_DistributedMeshSystem.hpp>
+#include <kfvm_DistributedSystem.hpp>
 #include <kfvm_KokkosCompat.hpp>
 #include <kfvm_MeshGenerators.hpp>
 #include <kfvm_MeshPartition.hpp>
@@ -107,7 +107,7 @@ TEST(DistributedPeriodicMesh, CorrectedDiffusionOnTetrahedraEqualsOneProcess) {
   ASSERT_TRUE(stepper.solveSteady(reference).converged);
   const auto expected = reference.toHost();
   for (const PartitionMethod method : partitionMethods()) {
-    DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
+    DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
     const auto& mesh = system.localMesh();
     CellField<Space> localD(mesh, "D"), localS(mesh, "s"), phi(mesh, "phi");
     fillPeriodicCoefficients(mesh, localD, localS);
@@ -165,7 +165,7 @@ TEST(DistributedPeriodicMesh, VanLeerAroundPeriodicTrianglesEqualsOneProcess) {
   for (int step = 0; step < 8; ++step)
     ASSERT_TRUE(stepper.step(reference, Real(0.05)).converged);
   const auto expected = reference.toHost();
-  DistributedMeshSystem<Space> system(topology, MPI_COMM_WORLD, 2);
+  DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 2);
   CellField<Space> phi(system.localMesh(), "phi");
   setBox(phi, system.localMesh());
   Equation<Space> equation(system.localMesh());

@@ -62,7 +62,7 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
   {  // Ghost values are the owners' business: a step exchanges them before it reads them.
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
     for (Ordinal cell = 0; cell < local.numCells(); ++cell)
-      if (!system.layout().isOwned(cell)) host(cell) = Real(1e3);
+      if (!system.gridBlocks().layout().isOwned(cell)) host(cell) = Real(1e3);
     Kokkos::deep_copy(phi.values(), host);
   }
   system.setEquation(part);  // convection is not symmetric: BiCGStab
@@ -81,7 +81,7 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
       << method << "+" << preconditioner << ": " << report.reason;
   const auto values =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
-  const auto& layout = system.layout();
+  const auto& layout = system.gridBlocks().layout();
   const int rank = worldRank();
   double worst = 0, scale = 0;
   for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)

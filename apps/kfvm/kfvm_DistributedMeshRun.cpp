@@ -33,70 +33,6 @@ namespace {
 
 using Space = DeckSpace;
 
-/// Terms that read cells two faces away need two ghost layers (a coupled deck has none).
-int ghostLayersOf(const Deck& deck) {
-  if (deck.isCoupled()) return 1;
-  const bool tvd = deck.hasConvection && isTvd(convectionSchemeFromName(deck.scheme));
-  const bool explicitTvd = deck.hasExplicitConvection && deck.explicitScheme != "upwind";
-  const bool corrected =
-      !deck.diffusionCorrection.empty() && deck.diffusionCorrection != "none";
-  return deck.hasHigherOrder || tvd || explicitTvd || corrected ? 2 : 1;
-}
-
-/// A deck's [equation], or its [[equation]] tables, on this rank's part of the mesh, with
-/// what output needs of the partition (the part's mesh, global ids, gathers, one-value
-/// exchanges).
-class DistributedMeshProblem : public DeckProblem {
- public:
-  DistributedMeshProblem(const Deck& deck, MPI_Comm comm)
-      : system_(*deck.topology, comm, ghostLayersOf(deck)) {
-    const auto solver = [&deck] {
-      return makeLinearSolver<Space>(deck.solver, deck.solverParameters);
-    };
-    if (deck.isCoupled()) {
-      CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
-      buildCoupledSystem(deck, part);
-      system_.setSystem(part, solver());
-      system_.setSweeps(deck.maxSweeps, deck.sweepTolerance);
-      return;
-    }
-    equation_ = std::make_unique<Equation<Space>>(system_.localMesh());
-    buildEquation(deck, system_.localMesh(), cellCentres(deck, system_.localMesh()),
-                  *equation_, [](Patch) { return true; });
-    system_.setEquation(*equation_);
-    system_.setSolver(solver());
-    system_.stepper().setSweeps(deck.maxSweeps, Real(deck.sweepTolerance),
-                                Real(deck.relaxation));
-    if (deck.hasExplicitSteps()) {
-      explicit_ = std::make_unique<ExplicitStepper<Space>>(*equation_);
-      explicit_->setGhostExchange([this](const Vector<Space>& values) {
-        system_.meshParts().halo().exchange(values);
-      });
-    }
-  }
-  StepReport step(std::vector<CellField<Space>>& fields, double dt,
-                  TimeScheme scheme) override {
-    if (equation_) return system_.step(fields[0], Real(dt), scheme);
-    return system_.step(fields, Real(dt), scheme);
-  }
-  StepReport solveSteady() override {
-    if (equation_) return system_.solveSteady(fields_[0]);
-    return system_.solveSteady(fields_);
-  }
-  StepReport stepExplicit(double dt, const std::string& scheme) override {
-    if (!equation_)
-      fail("deck: explicit scheme ", scheme,
-           " in a coupled deck (refused before the run)");
-    return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
-  }
-  DistributedSystem<Space>& system() { return system_; }
-
- private:
-  DistributedSystem<Space> system_;
-  std::unique_ptr<Equation<Space>> equation_;  // none for a coupled deck
-  std::unique_ptr<ExplicitStepper<Space>> explicit_;
-};
-
 /// Per probe, the local cell holding it on the rank that owns that cell, else -1. A
 /// point on a face between parts is given to the lowest global cell any rank finds.
 std::vector<Ordinal> probeCellsOf(const Deck& deck, DistributedSystem<Space>& system) {
@@ -135,7 +71,9 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
   log::info("kfvm run %s: %dD Gmsh mesh '%s', %lld cells, backend %s, %d MPI ranks (%s)",
             deck.path.c_str(), deck.dimension, deck.meshFile.c_str(), deck.numCells(),
             Space::name(), size, haveMetis() ? "METIS" : "recursive bisection");
-  DistributedMeshProblem problem(deck, MPI_COMM_WORLD);
+  DistributedDeckProblem problem(
+      deck, std::make_unique<DistributedSystem<Space>>(*deck.topology, MPI_COMM_WORLD,
+                                                       ghostLayersOf(deck)));
   auto& system = problem.system();
   const Mesh<Space>& mesh = system.localMesh();
   log::info("%s", validateDeck(deck, &mesh).c_str());

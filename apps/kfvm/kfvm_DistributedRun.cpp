@@ -33,77 +33,6 @@ namespace {
 
 using Space = DeckSpace;
 
-/// A deck's [equation], or its [[equation]] tables, on this rank's block.
-class DistributedGridProblem : public DeckProblem {
- public:
-  DistributedGridProblem(const Deck& deck, const CartesianGrid& grid,
-                         const Decomposition& decomposition, MPI_Comm comm)
-      : system_(grid, decomposition, comm, GpuAwareMpi::Auto, ghostLayers(deck)) {
-    const auto isPhysical = [this](Patch p) {
-      return system_.isPhysical(p);
-    };
-    const auto solver = [&deck] {
-      return makeLinearSolver<Space>(deck.solver, deck.solverParameters);
-    };
-    if (deck.isCoupled()) {
-      CoupledSystem<Space> part(system_.localMesh(), deck.numVariables());
-      buildCoupledSystem(deck, part, isPhysical);
-      system_.setSystem(part, solver());
-      system_.setSweeps(deck.maxSweeps, deck.sweepTolerance);
-      return;
-    }
-    equation_ = std::make_unique<Equation<Space>>(system_.localMesh());
-    buildEquation(deck, system_.localMesh(), cellCentres(system_.localMesh().grid()),
-                  *equation_, isPhysical);
-    system_.setEquation(*equation_);
-    system_.setSolver(solver());
-    system_.stepper().setSweeps(deck.maxSweeps, Real(deck.sweepTolerance),
-                                Real(deck.relaxation));
-    if (deck.matrixFree) system_.setMatrixFree(true);
-    if (deck.hasExplicitSteps()) {
-      explicit_ = std::make_unique<ExplicitStepper<Space>>(*equation_);
-      explicit_->setGhostExchange([this](const Vector<Space>& values) {
-        system_.gridBlocks().halo().exchange(values);
-      });
-    }
-  }
-  StepReport step(std::vector<CellField<Space>>& fields, double dt,
-                  TimeScheme scheme) override {
-    if (equation_) return system_.step(fields[0], Real(dt), scheme);
-    return system_.step(fields, Real(dt), scheme);
-  }
-  StepReport solveSteady() override {
-    if (equation_) return system_.solveSteady(fields_[0]);
-    return system_.solveSteady(fields_);
-  }
-  /// The stable limit is the smallest of every rank's: a block's cells next to its
-  /// ghosts have no face beyond them, which can only raise their own limit.
-  StepReport stepExplicit(double dt, const std::string& scheme) override {
-    if (!equation_)
-      fail("deck: explicit scheme ", scheme,
-           " in a coupled deck (refused before the run)");
-    return stepExplicitAcrossRanks(explicit_.get(), fields_[0], dt, scheme);
-  }
-  const Mesh<Space>& mesh() const { return system_.localMesh(); }
-  /// Exchanges one field's ghosts (checkpoints) and lays out the block (output).
-  HaloExchange<Space>& fieldHalo() { return system_.gridBlocks().halo(); }
-  std::vector<long long> globalIds() const { return system_.localGlobalIds(); }
-
- private:
-  /// TVD convection (implicit, or FiPy's explicit Van Leer term) and the fourth-order
-  /// term reach two cells away.
-  static int ghostLayers(const Deck& deck) {
-    const bool tvd = deck.hasConvection && isTvd(convectionSchemeFromName(deck.scheme));
-    const bool explicitTvd =
-        deck.hasExplicitConvection && deck.explicitScheme != "upwind";
-    return !deck.isCoupled() && (deck.hasHigherOrder || tvd || explicitTvd) ? 2 : 1;
-  }
-
-  DistributedSystem<Space> system_;
-  std::unique_ptr<Equation<Space>> equation_;         // none for a coupled deck
-  std::unique_ptr<ExplicitStepper<Space>> explicit_;  // when [time] names one
-};
-
 /// The deck's process grid ([parallel] ranks) or a balanced one.
 Decomposition decompositionOf(const Deck& deck, int size) {
   if (deck.ranks[0] == 0)
@@ -257,7 +186,7 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck, const CartesianGrid& grid,
 }  // namespace
 
 int runOnRanks(const Deck& deck, const RunOptions& options,
-               DistributedGridProblem& problem, const CartesianGrid& grid, int rank,
+               DistributedDeckProblem& problem, const CartesianGrid& grid, int rank,
                int size);
 
 void checkGridAcrossRanks(const Deck& deck) {
@@ -283,19 +212,21 @@ int runGridDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
       decomposition.processGrid()[0], decomposition.processGrid()[1],
       decomposition.processGrid()[2]);
   log::info("%s", validateDeck(deck).c_str());
-  DistributedGridProblem problem(deck, grid, decomposition, MPI_COMM_WORLD);
+  DistributedDeckProblem problem(deck, std::make_unique<DistributedSystem<Space>>(
+                                           grid, decomposition, MPI_COMM_WORLD,
+                                           GpuAwareMpi::Auto, ghostLayersOf(deck)));
   return runOnRanks(deck, options, problem, grid, rank, size);
 }
 
 int runOnRanks(const Deck& deck, const RunOptions& options,
-               DistributedGridProblem& problem, const CartesianGrid& grid, int rank,
+               DistributedDeckProblem& problem, const CartesianGrid& grid, int rank,
                int size) {
-  const Mesh<Space>& mesh = problem.mesh();
+  const Mesh<Space>& mesh = problem.system().localMesh();
   const auto centres = cellCentres(mesh.grid());
-  HaloExchange<Space>& halo = problem.fieldHalo();
+  HaloExchange<Space>& halo = problem.system().gridBlocks().halo();
   const GhostedBlock& layout = halo.layout();
   auto& fields = problem.fields();
-  const std::vector<long long> globalIds = problem.globalIds();
+  const std::vector<long long>& globalIds = problem.system().localGlobalIds();
   // This rank's cells, ghosts too, of values given for the whole grid.
   const auto scatter = [&globalIds](const std::vector<double>& whole) {
     std::vector<double> local(globalIds.size());

@@ -7,76 +7,58 @@
 #include <kfvm_Error.hpp>
 #include <kfvm_ExplicitStepper.hpp>
 
+#include <memory>
+#include <utility>
+
 namespace kfvm::app {
 
 namespace {
 
-class ScalarProblem : public DeckProblem {
+/// The deck's equation with its ImplicitStepper, or its coupled system with its
+/// CoupledStepper, on this process.
+class OneProcessProblem : public DeckProblem {
  public:
-  ScalarProblem(const Deck& deck, const Mesh<DeckSpace>& mesh,
-                const std::vector<std::array<double, 3>>& centres)
-      : equation_(mesh),
-        stepper_(buildEquation(deck, mesh, centres, equation_),
-                 makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters)) {
-    stepper_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
-    stepper_.setMatrixFree(deck.matrixFree);
+  OneProcessProblem(const Deck& deck, const Mesh<DeckSpace>& mesh,
+                    const std::vector<std::array<double, 3>>& centres) {
+    auto solver = makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters);
+    if (deck.isCoupled()) {
+      CoupledSystem<DeckSpace> system(mesh, deck.numVariables());
+      buildCoupledSystem(deck, system);
+      coupled_ = std::make_unique<CoupledStepper<DeckSpace>>(system, std::move(solver));
+      coupled_->setSweeps(deck.maxSweeps, Real(deck.sweepTolerance));
+      return;
+    }
+    equation_ = std::make_unique<Equation<DeckSpace>>(mesh);
+    buildEquation(deck, mesh, centres, *equation_);
+    stepper_ =
+        std::make_unique<ImplicitStepper<DeckSpace>>(*equation_, std::move(solver));
+    stepper_->setSweeps(deck.maxSweeps, Real(deck.sweepTolerance), Real(deck.relaxation));
+    stepper_->setMatrixFree(deck.matrixFree);
     if (deck.hasExplicitSteps())
-      explicit_ = std::make_unique<ExplicitStepper<DeckSpace>>(equation_);
+      explicit_ = std::make_unique<ExplicitStepper<DeckSpace>>(*equation_);
   }
 
   StepReport stepExplicit(double dt, const std::string& scheme) override {
-    require(explicit_ != nullptr, "deck: no explicit scheme in [time]");
+    require(explicit_ != nullptr,
+            "deck: no explicit scheme in [time] (or a coupled deck)");
     return stepExplicitly(*explicit_, fields_[0], dt, scheme,
                           explicit_->stableTimeStep());
   }
-
   StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
                   TimeScheme scheme) override {
-    return stepper_.step(fields[0], Real(dt), scheme);
+    if (coupled_) return coupled_->step(fields, Real(dt), scheme);
+    return stepper_->step(fields[0], Real(dt), scheme);
   }
-  StepReport solveSteady() override { return stepper_.solveSteady(fields_[0]); }
+  StepReport solveSteady() override {
+    if (coupled_) return coupled_->solveSteady(fields_);
+    return stepper_->solveSteady(fields_[0]);
+  }
 
  private:
-  static const Equation<DeckSpace>& buildEquation(
-      const Deck& deck, const Mesh<DeckSpace>& mesh,
-      const std::vector<std::array<double, 3>>& centres, Equation<DeckSpace>& equation) {
-    app::buildEquation(deck, mesh, centres, equation);
-    return equation;
-  }
-
-  Equation<DeckSpace> equation_;
-  ImplicitStepper<DeckSpace> stepper_;
+  std::unique_ptr<Equation<DeckSpace>> equation_;  // one [equation] ...
+  std::unique_ptr<ImplicitStepper<DeckSpace>> stepper_;
   std::unique_ptr<ExplicitStepper<DeckSpace>> explicit_;  // when [time] names one
-};
-
-class CoupledProblem : public DeckProblem {
- public:
-  CoupledProblem(const Deck& deck, const Mesh<DeckSpace>& mesh)
-      : system_(mesh, deck.numVariables()),
-        stepper_(buildSystem(deck, system_),
-                 makeLinearSolver<DeckSpace>(deck.solver, deck.solverParameters)) {
-    stepper_.setSweeps(deck.maxSweeps, Real(deck.sweepTolerance));
-  }
-
-  StepReport step(std::vector<CellField<DeckSpace>>& fields, double dt,
-                  TimeScheme scheme) override {
-    return stepper_.step(fields, Real(dt), scheme);
-  }
-  StepReport solveSteady() override { return stepper_.solveSteady(fields_); }
-  StepReport stepExplicit(double, const std::string& scheme) override {
-    fail("deck: a coupled deck has no explicit scheme, got ",
-         scheme);  // readDeck refuses it
-  }
-
- private:
-  static const CoupledSystem<DeckSpace>& buildSystem(const Deck& deck,
-                                                     CoupledSystem<DeckSpace>& system) {
-    buildCoupledSystem(deck, system);
-    return system;
-  }
-
-  CoupledSystem<DeckSpace> system_;
-  CoupledStepper<DeckSpace> stepper_;
+  std::unique_ptr<CoupledStepper<DeckSpace>> coupled_;    // ... or [[equation]] tables
 };
 
 }  // namespace
@@ -84,11 +66,8 @@ class CoupledProblem : public DeckProblem {
 std::unique_ptr<DeckProblem> DeckProblem::create(
     const Deck& deck, const Mesh<DeckSpace>& mesh,
     const std::vector<std::array<double, 3>>& centres) {
-  std::unique_ptr<DeckProblem> problem;
-  if (deck.isCoupled())
-    problem = std::make_unique<CoupledProblem>(deck, mesh);
-  else
-    problem = std::make_unique<ScalarProblem>(deck, mesh, centres);
+  std::unique_ptr<DeckProblem> problem =
+      std::make_unique<OneProcessProblem>(deck, mesh, centres);
   for (const auto& variable : deck.variables) {
     problem->fields_.emplace_back(mesh, variable.name);
     problem->fields_.back().fromHost(

@@ -7,6 +7,7 @@
 // cell fills every variable's ghosts.
 #include "../kfvm_TestMeshes.hpp"
 #include "../kfvm_TestSpace.hpp"
+#include "kfvm_AgainstOneProcess.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
 #include <kfvm_DistributedSystem.hpp>
@@ -28,13 +29,11 @@ using Space = TestExecSpace;
 /// Fills a coupled system on mesh; isPhysical says which patches take conditions.
 using Builder =
     std::function<void(CoupledSystem<Space>&, const std::function<bool(Patch)>&)>;
-/// The system across the ranks (on a grid's blocks or a mesh's parts).
-using Distributed = std::function<std::unique_ptr<DistributedSystem<Space>>()>;
 
 /// `steps` steps of dt by scheme, of the whole problem (on mesh) on this process and
 /// across the ranks, from the same random start: every local cell's values, owned and
 /// ghost, agree with the one-process values of its global cell to the solver tolerance.
-void checkAgainstOneProcess(const Mesh<Space>& mesh, const Distributed& distributed,
+void checkAgainstOneProcess(const Mesh<Space>& mesh, const MakeDistributed& distributed,
                             const Builder& build, TimeScheme scheme, int steps, Real dt,
                             bool sweeps) {
   const bool inDouble = sizeof(Real) == sizeof(double);
@@ -87,21 +86,6 @@ void checkAgainstOneProcess(const Mesh<Space>& mesh, const Distributed& distribu
     system->maxOverRanks()(&scale, 1);  // the answer is not all but zero
     EXPECT_GT(scale, 0.05) << "variable " << v;
   }
-}
-
-/// The system on the blocks of decomposition (of grid).
-Distributed onBlocks(const CartesianGrid& grid, const Decomposition& decomposition) {
-  return [grid, decomposition] {
-    return std::make_unique<DistributedSystem<Space>>(grid, decomposition,
-                                                      MPI_COMM_WORLD);
-  };
-}
-
-/// The system on the parts of a general mesh.
-Distributed onParts(const MeshTopology& topology) {
-  return [topology] {
-    return std::make_unique<DistributedSystem<Space>>(topology, MPI_COMM_WORLD);
-  };
 }
 
 // du/dt = div(D grad u) - k (u - v), dv/dt = div(D grad v) + k (u - v), D a per-face

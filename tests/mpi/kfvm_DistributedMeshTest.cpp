@@ -8,6 +8,7 @@
 // one-process ones (tetrahedra periodic along every axis, triangles periodic in x).
 #include "../kfvm_TestMeshes.hpp"
 #include "../kfvm_TestSpace.hpp"
+#include "kfvm_AgainstOneProcess.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
 #include <kfvm_DistributedSystem.hpp>
@@ -40,66 +41,16 @@ MeshTopology distortedTetrahedra(int n) {
                      [](const Point& x) { return distorted(x, 0.04); });
 }
 
-/// One equation on a general mesh, solved on this process and across the ranks: its
-/// terms and conditions (coefficient fields made on the equation's mesh), its start,
-/// the solver, and `steps` steps of dt (none: the steady solve).
-struct MeshCase {
-  const char* name;
-  std::function<void(Equation<Space>&)> terms;
-  std::function<void(CellField<Space>&, const Mesh<Space>&)> start;  // none: zero
-  std::string solver;
-  int maxSweeps = 50;
-  int steps = 0;
-  Real dt = 0;
-  double atLeast = 0;  // the answer's largest value exceeds this
-};
-
-/// The case on the whole mesh alone and across the ranks (parts by every partition
-/// method when everyMethod, else the default), two ghost layers: the gathered answer
-/// equals the one-process one to tolerance(1e-9).
-void checkMeshAgainstOneProcess(const MeshTopology& topology, const MeshCase& c,
+/// c on topology's parts with two ghost layers, by every partition method where asked.
+void checkMeshAgainstOneProcess(const MeshTopology& topology, EquationCase c,
                                 bool everyMethod) {
-  const auto solve = [&c](auto& solver, CellField<Space>& phi, const Mesh<Space>& mesh) {
-    if (c.start) c.start(phi, mesh);
-    if (c.steps == 0) {
-      const auto report = solver.solveSteady(phi);
-      EXPECT_TRUE(report.converged) << report.reason;
-    }
-    for (int step = 0; step < c.steps; ++step)
-      ASSERT_TRUE(solver.step(phi, c.dt).converged) << "step " << step;
-  };
+  c.tolerance = tolerance(1e-9);
   const Mesh<Space> whole(topology);
-  CellField<Space> reference(whole, "phi");
-  Equation<Space> alone(whole);
-  c.terms(alone);
-  ImplicitStepper<Space> stepper(
-      alone,
-      makeLinearSolver<Space>(c.solver, {{"tolerance", solverToleranceText(1e-13)}}));
-  stepper.setSweeps(c.maxSweeps, Real(solverTolerance(1e-11)));
-  solve(stepper, reference, whole);
-  const auto expected = reference.toHost();
-  std::vector<PartitionMethod> methods{PartitionMethod::Default};
-  if (everyMethod) methods = partitionMethods();
-  for (const PartitionMethod method : methods) {
-    DistributedSystem<Space> system(topology, MPI_COMM_WORLD, 2, method);
-    CellField<Space> phi(system.localMesh(), "phi");
-    Equation<Space> equation(system.localMesh());
-    c.terms(equation);
-    system.setEquation(equation);
-    system.setSolver(c.solver, solverTolerance(1e-13), 10000);
-    system.setSweeps(c.maxSweeps, solverTolerance(1e-11));
-    solve(system, phi, system.localMesh());
-    const auto gathered = system.gather(phi);
-    if (worldRank() != 0) continue;
-    const auto [difference, largest] = compareGathered(gathered, expected);
-    std::printf("  %s on %d ranks%s: max difference from one process %.2e\n", c.name,
-                worldSize(),
-                !everyMethod                       ? ""
-                : method == PartitionMethod::Metis ? " (METIS)"
-                                                   : " (RCB)",
-                difference);
-    EXPECT_GT(largest, c.atLeast);
-    EXPECT_LT(difference, tolerance(1e-9)) << worldSize() << " ranks";
+  if (!everyMethod) return checkAgainstOneProcess(whole, onParts(topology, 2), c);
+  const std::string name = c.name;
+  for (const PartitionMethod method : partitionMethods()) {
+    c.name = name + (method == PartitionMethod::Metis ? " (METIS)" : " (RCB)");
+    checkAgainstOneProcess(whole, onParts(topology, 2, method), c);
   }
 }
 
@@ -187,18 +138,18 @@ void setSteady(Equation<Space>& equation, const CellField<Space>& D,
 }
 
 TEST(DistributedMesh, SteadyCorrectedDiffusionOnTetrahedraEqualsOneProcess) {
-  MeshCase c{"tetrahedra", [](Equation<Space>& equation) {
-               CellField<Space> D(equation.mesh(), "D"), s(equation.mesh(), "s");
-               fillCoefficients(equation.mesh(), D, s);
-               setSteady(equation, D, s);
-             }};
+  EquationCase c{"tetrahedra", [](Equation<Space>& equation, const auto&) {
+                   CellField<Space> D(equation.mesh(), "D"), s(equation.mesh(), "s");
+                   fillCoefficients(equation.mesh(), D, s);
+                   setSteady(equation, D, s);
+                 }};
   c.solver = "cg";
   c.maxSweeps = 100;
   checkMeshAgainstOneProcess(distortedTetrahedra(4), c, true);
 }
 
 /// dphi/dt + div(u phi) = div(0.01 grad phi), Van Leer, a box of phi = 1 entering.
-void setTransient(Equation<Space>& equation) {
+void setTransient(Equation<Space>& equation, const std::function<bool(Patch)>&) {
   equation.transient()
       .diffusion(Real(0.01))
       .convection(1.0, 0.5, 0, ConvectionScheme::VanLeer)
@@ -207,7 +158,7 @@ void setTransient(Equation<Space>& equation) {
 }
 
 TEST(DistributedMesh, VanLeerOnTrianglesEqualsOneProcess) {
-  MeshCase c{"Van Leer", setTransient};
+  EquationCase c{"Van Leer", setTransient};
   c.solver = "bicgstab";
   c.steps = 5;
   c.dt = Real(0.05);
@@ -348,11 +299,11 @@ TEST(DistributedPeriodicMesh, PartsKeepTheirJoinedFacesAndNameTheSamePatches) {
 TEST(DistributedPeriodicMesh, CorrectedDiffusionOnTetrahedraEqualsOneProcess) {
   const MeshTopology topology = periodicTetrahedra(4);
   ASSERT_EQ(Mesh<Space>(topology).numBoundaryFaces(), 0);
-  MeshCase c{"periodic tetrahedra", [](Equation<Space>& equation) {
-               CellField<Space> D(equation.mesh(), "D"), s(equation.mesh(), "s");
-               fillPeriodicCoefficients(equation.mesh(), D, s);
-               setPeriodicSteady(equation, D, s);
-             }};
+  EquationCase c{"periodic tetrahedra", [](Equation<Space>& equation, const auto&) {
+                   CellField<Space> D(equation.mesh(), "D"), s(equation.mesh(), "s");
+                   fillPeriodicCoefficients(equation.mesh(), D, s);
+                   setPeriodicSteady(equation, D, s);
+                 }};
   c.solver = "cg";
   c.maxSweeps = 100;
   c.atLeast = 0.02;  // measured: 0.032
@@ -370,7 +321,7 @@ void setBox(CellField<Space>& phi, const Mesh<Space>& mesh) {
 
 /// dphi/dt + div(u phi) = div(0.01 grad phi), Van Leer, u = (1, 0.25), around x;
 /// phi = 0 at the bottom, the top an outflow.
-void setPeriodicTransient(Equation<Space>& equation) {
+void setPeriodicTransient(Equation<Space>& equation, const std::function<bool(Patch)>&) {
   equation.transient()
       .diffusion(Real(0.01))
       .convection(1.0, 0.25, 0, ConvectionScheme::VanLeer)
@@ -380,7 +331,7 @@ void setPeriodicTransient(Equation<Space>& equation) {
 TEST(DistributedPeriodicMesh, VanLeerAroundPeriodicTrianglesEqualsOneProcess) {
   MeshTopology topology = crossedTriangles(8, 0).topology();  // 256 triangles
   topology.addPeriodicPair("left", "right");
-  MeshCase c{"Van Leer around periodic triangles", setPeriodicTransient, setBox};
+  EquationCase c{"Van Leer around periodic triangles", setPeriodicTransient, setBox};
   c.solver = "bicgstab";
   c.steps = 8;  // of 0.05: the box crosses the joined side
   c.dt = Real(0.05);

@@ -4,6 +4,7 @@
 // the periodic Mesh: diffusion with upwind and Van Leer convection, periodic in both
 // axes and in x only (Dirichlet at the bottom and top).
 #include "../kfvm_TestSpace.hpp"
+#include "kfvm_AgainstOneProcess.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
 #include <kfvm_DistributedSystem.hpp>
@@ -43,68 +44,44 @@ struct Case {
   bool matrixFree;
 };
 
-void setUp(Equation<Space>& equation, const Case& c, bool bottomAndTop) {
-  equation.transient().diffusion(Real(0.05));
-  if (c.convect) equation.convection(0.7, 0.3, 0, c.scheme);
-  if (bottomAndTop)
-    equation.boundary(Patch::Bottom, BoundaryCondition::dirichlet(1))
-        .boundary(Patch::Top, BoundaryCondition::dirichlet(0));
-}
-
 void checkAgainstOneProcess(const Case& c) {
   const auto grid = CartesianGrid::uniform2D(12, 10, 1.2, 1.0);
   const std::array<bool, 3> periodic{true, c.periodicY, false};
-  const Real dt = 0.02;
-  const int steps = 3;
-  const bool tvd = c.convect && isTvd(c.scheme);
-  // The periodic mesh on this process alone.
-  const Mesh<Space> whole(grid, GridGeometry(Coordinates::Cartesian, periodic));
-  CellField<Space> reference(whole, "phi");
-  reference.fromHost(startValues(whole));
-  Equation<Space> alone(whole);
-  setUp(alone, c, !c.periodicY);
-  ImplicitStepper<Space> stepper(
-      alone, makeLinearSolver<Space>(c.convect ? "bicgstab" : "cg",
-                                     {{"tolerance", solverToleranceText(1e-13)}}));
-  stepper.setSweeps(40, Real(solverTolerance(1e-12)));
-  for (int s = 0; s < steps; ++s) ASSERT_TRUE(stepper.step(reference, dt).converged);
-  const auto expected = reference.toHost();
-  // Across the ranks, the split wrapping around.
+  // Across the ranks, the split wrapping around: a periodic side faces a rank.
   const auto split =
       Decomposition::balanced(2, {12, 10, 1}, worldSize()).withPeriodicAxes(periodic);
-  DistributedSystem<Space> system(grid, split, MPI_COMM_WORLD, GpuAwareMpi::Auto,
-                                  tvd ? 2 : 1);
-  EXPECT_FALSE(system.isPhysical(Patch::Left) || system.isPhysical(Patch::Right));
-  if (c.periodicY)
-    EXPECT_FALSE(system.isPhysical(Patch::Bottom) || system.isPhysical(Patch::Top));
-  const auto& local = system.localMesh();
-  CellField<Space> phi(local, "phi");
-  phi.fromHost(startValues(local));  // the ghosts beyond an end: the other end's values
-  Equation<Space> part(local);
-  setUp(part, c, false);
-  if (!c.periodicY) {
-    if (system.isPhysical(Patch::Bottom))
-      part.boundary(Patch::Bottom, BoundaryCondition::dirichlet(1));
-    if (system.isPhysical(Patch::Top))
-      part.boundary(Patch::Top, BoundaryCondition::dirichlet(0));
+  const auto blocks = onBlocks(grid, split, c.convect && isTvd(c.scheme) ? 2 : 1);
+  {
+    const auto system = blocks();
+    EXPECT_FALSE(system->isPhysical(Patch::Left) || system->isPhysical(Patch::Right));
+    if (c.periodicY)
+      EXPECT_FALSE(system->isPhysical(Patch::Bottom) || system->isPhysical(Patch::Top));
   }
-  system.setEquation(part);
-  system.setSolver(c.convect ? "bicgstab" : "cg", solverTolerance(1e-13), 5000);
-  system.setSweeps(40, solverTolerance(1e-12));
-  if (c.matrixFree) system.setMatrixFree(true);
-  for (int s = 0; s < steps; ++s) ASSERT_TRUE(system.step(phi, dt).converged);
-  const auto values = phi.toHost();
-  const auto ids = system.localGlobalIds();
-  double worst = 0;
-  for (std::size_t cell = 0; cell < ids.size(); ++cell)  // owned and ghost cells
-    worst = std::max(worst,
-                     std::abs(double(values[cell] - expected[std::size_t(ids[cell])])));
-  if (worldRank() == 0)
-    std::printf("  periodic %s, %s%s on %d ranks: max difference %.2e\n",
-                c.periodicY ? "x and y" : "x",
-                c.convect ? convectionSchemeName(c.scheme).c_str() : "diffusion",
-                c.matrixFree ? " (matrix-free)" : "", worldSize(), worst);
-  EXPECT_LT(worst, tolerance(1e-10)) << "rank " << worldRank() << " of " << worldSize();
+  EquationCase check;
+  check.name = std::string("periodic ") + (c.periodicY ? "x and y, " : "x, ") +
+               (c.convect ? convectionSchemeName(c.scheme) : "diffusion") +
+               (c.matrixFree ? " (matrix-free)" : "");
+  check.terms = [c](Equation<Space>& equation, const auto& isPhysical) {
+    equation.transient().diffusion(Real(0.05));
+    if (c.convect) equation.convection(0.7, 0.3, 0, c.scheme);
+    if (!c.periodicY && isPhysical(Patch::Bottom))
+      equation.boundary(Patch::Bottom, BoundaryCondition::dirichlet(1));
+    if (!c.periodicY && isPhysical(Patch::Top))
+      equation.boundary(Patch::Top, BoundaryCondition::dirichlet(0));
+  };
+  // On a rank, the ghosts beyond an end: the other end's values.
+  check.start = [](CellField<Space>& phi, const Mesh<Space>& mesh) {
+    phi.fromHost(startValues(mesh));
+  };
+  check.solver = c.convect ? "bicgstab" : "cg";
+  check.sweepTolerance = 1e-12;
+  check.maxSweeps = 40;
+  check.steps = 3;
+  check.dt = Real(0.02);
+  check.matrixFree = c.matrixFree;
+  check.tolerance = tolerance(1e-10);
+  checkAgainstOneProcess(
+      Mesh<Space>(grid, GridGeometry(Coordinates::Cartesian, periodic)), blocks, check);
 }
 
 TEST(DistributedPeriodic, DiffusionStepsEqualTheOneProcessSteps) {

@@ -3,6 +3,7 @@
 // convection, and Cahn-Hilliard 2D (fourth order, nonlinear: two ghost layers and
 // sweeps). Every rank also solves the whole problem alone, for reference.
 #include "../kfvm_TestSpace.hpp"
+#include "kfvm_AgainstOneProcess.hpp"
 #include "kfvm_DistributedProblem.hpp"
 #include "kfvm_MpiTestHelpers.hpp"
 
@@ -33,70 +34,40 @@ void checkAgainstOneProcess(const Decomposition& decomposition, bool convect,
                             bool matrixFree = false, const std::string& method = "",
                             const std::string& preconditioner = "jacobi",
                             TimeScheme timeScheme = TimeScheme::BackwardEuler) {
-  const bool tvd = convect && isTvd(scheme);
   const auto grid = CartesianGrid::uniform3D(12, 10, 8, 1.2, 1.0, 0.8);
-  const Real dt = 0.01;
-  // The whole problem on this process alone.
-  Mesh<Space> mesh(grid);
-  CellField<Space> D(mesh, "D"), reference(mesh, "phi");
-  fillFields(mesh, D, reference);
-  Equation<Space> whole(mesh);
-  setUp(
-      whole, D, convect, [](Patch) { return true; }, scheme);
-  ImplicitStepper<Space> stepper(
-      whole, makeLinearSolver<Space>(convect ? "bicgstab" : "cg",
-                                     {{"tolerance", solverToleranceText(1e-12)}}));
-  stepper.setSweeps(40, Real(solverTolerance(1e-11)));
-  ASSERT_TRUE(stepper.step(reference, dt, timeScheme).converged);
-  const auto expected =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.values());
-  // The same across the ranks.
-  DistributedSystem<Space> system(grid, decomposition, MPI_COMM_WORLD, GpuAwareMpi::Auto,
-                                  tvd ? 2 : 1);
-  const auto& local = system.localMesh();
-  CellField<Space> localD(local, "D"), phi(local, "phi");
-  fillFields(local, localD, phi);
-  Equation<Space> part(local);
-  setUp(
-      part, localD, convect, [&](Patch p) { return system.isPhysical(p); }, scheme);
-  {  // Ghost values are the owners' business: a step exchanges them before it reads them.
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
-    for (Ordinal cell = 0; cell < local.numCells(); ++cell)
-      if (!system.gridBlocks().layout().isOwned(cell)) host(cell) = Real(1e3);
-    Kokkos::deep_copy(phi.values(), host);
-  }
-  system.setEquation(part);  // convection is not symmetric: BiCGStab
-  system.setMatrixFree(matrixFree);
-  if (method.empty()) {
-    system.setSolver(convect ? "bicgstab" : "cg", solverTolerance(1e-12), 5000);
-  } else {
-    system.setSolver(
-        makeLinearSolver<Space>(method, {{"tolerance", solverToleranceText(1e-12)},
-                                         {"max_iterations", "5000"},
-                                         {"preconditioner", preconditioner}}));
-  }
-  system.setSweeps(40, solverTolerance(1e-11));
-  const auto report = system.step(phi, dt, timeScheme);
-  ASSERT_TRUE(report.converged)
-      << method << "+" << preconditioner << ": " << report.reason;
-  const auto values =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi.values());
-  const auto& layout = system.gridBlocks().layout();
-  const int rank = worldRank();
-  double worst = 0, scale = 0;
-  for (int k = -layout.lower[2]; k < layout.owned[2] + layout.upper[2]; ++k)
-    for (int j = -layout.lower[1]; j < layout.owned[1] + layout.upper[1]; ++j)
-      for (int i = -layout.lower[0]; i < layout.owned[0] + layout.upper[0]; ++i) {
-        const auto first = decomposition.block(rank).first;
-        const std::int64_t g =
-            (first[0] + i) + std::int64_t(12) * ((first[1] + j) + 10 * (first[2] + k));
-        const double want = double(expected(std::size_t(g)));
-        worst = std::max(worst, std::abs(double(values(layout.index(i, j, k))) - want));
-        scale = std::max(scale, std::abs(want));
-      }
-  // Owned and ghost cells agree with the single-process step to the solver tolerance.
-  EXPECT_LT(worst, (sizeof(Real) == sizeof(double) ? 1e-9 : 1e-4) * scale)
-      << "rank " << rank;
+  EquationCase c;
+  c.name = (convect ? convectionSchemeName(scheme) + " convection-diffusion"
+                    : std::string("diffusion")) +
+           (matrixFree ? " (matrix-free)" : "") +
+           (method.empty() ? std::string() : ", " + method + "+" + preconditioner) +
+           (timeScheme == TimeScheme::CrankNicolson ? ", Crank-Nicolson" : "");
+  c.terms = [convect, scheme](Equation<Space>& equation, const auto& isPhysical) {
+    CellField<Space> D(equation.mesh(), "D");
+    setFromCellCentres(D, equation.mesh(), ProblemCoefficient{});
+    setUp(equation, D, convect, isPhysical, scheme);
+  };
+  c.start = [](CellField<Space>& phi, const Mesh<Space>& mesh) {
+    setFromCellCentres(phi, mesh, ProblemStart{});
+  };
+  c.solver = convect ? "bicgstab" : "cg";  // convection is not symmetric: BiCGStab
+  c.solverTolerance = 1e-12;
+  c.maxSweeps = 40;
+  c.steps = 1;
+  c.dt = Real(0.01);
+  c.scheme = timeScheme;
+  if (!method.empty())
+    c.distributedSolver = [method, preconditioner] {
+      return makeLinearSolver<Space>(method, {{"tolerance", solverToleranceText(1e-12)},
+                                              {"max_iterations", "5000"},
+                                              {"preconditioner", preconditioner}});
+    };
+  c.matrixFree = matrixFree;
+  c.garbageGhosts = true;  // a step exchanges them before it reads them
+  c.tolerance = sizeof(Real) == sizeof(double) ? 1e-9 : 1e-4;
+  c.relative = true;  // owned and ghost cells, to the solver tolerance
+  checkAgainstOneProcess(Mesh<Space>(grid),
+                         onBlocks(grid, decomposition, convect && isTvd(scheme) ? 2 : 1),
+                         c);
 }
 
 TEST(Distributed, ImplicitDiffusionStepEqualsTheOneProcessStep) {

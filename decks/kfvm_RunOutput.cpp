@@ -1,7 +1,7 @@
 #include "kfvm_RunOutput.hpp"
 
 #include <kfvm_Expression.hpp>
-#include "kfvm_CommandContext.hpp"
+#include "kfvm_ExitStatus.hpp"
 
 #include <kfvm_CellPolygons.hpp>
 #include <kfvm_KokkosCompat.hpp>

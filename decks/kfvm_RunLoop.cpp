@@ -1,8 +1,8 @@
 // The steps of a deck's run (kfvm_RunLoop.hpp), on one process and across MPI ranks.
 #include "kfvm_RunLoop.hpp"
 #include <kfvm_Checkpoint.hpp>
-#include "kfvm_CommandContext.hpp"
 #include "kfvm_DeckSetup.hpp"
+#include "kfvm_ExitStatus.hpp"
 #include "kfvm_Log.hpp"
 
 #include <kfvm_AdaptiveStepper.hpp>

@@ -18,7 +18,7 @@ struct RunOptions {
   bool quiet = false, verbose = false;
 };
 
-/// Runs the deck; returns the exit status of `kfvm run` (kfvm_CommandContext.hpp:
+/// Runs the deck; returns the exit status of `kfvm run` (kfvm_ExitStatus.hpp:
 /// exitOk, exitSolveFailed, exitCheckFailed). Errors (a bad deck, a failed write, a
 /// damaged checkpoint) throw kfvm::Error.
 int runDeck(const Deck& deck, const RunOptions& options);

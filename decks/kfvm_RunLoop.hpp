@@ -26,7 +26,7 @@ struct RunParts {
 };
 
 /// The run, from the fields' initial values or from options.restart; returns the exit
-/// status of `kfvm run` (kfvm_CommandContext.hpp). Across ranks every rank calls it; a
+/// status of `kfvm run` (kfvm_ExitStatus.hpp). Across ranks every rank calls it; a
 /// failure anywhere (a damaged checkpoint, a failed write) throws on every rank, and
 /// rank 0 prints and writes the shared files.
 ///

@@ -7,10 +7,10 @@
 #include "kfvm_DistributedRun.hpp"
 #include <kfvm_Checkpoint.hpp>
 #include "kfvm_AcrossRanks.hpp"
-#include "kfvm_CommandContext.hpp"
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
 #include "kfvm_DeckSetup.hpp"
+#include "kfvm_ExitStatus.hpp"
 #include "kfvm_InitialFile.hpp"
 #include "kfvm_Log.hpp"
 #include "kfvm_RunLoop.hpp"

@@ -3,6 +3,7 @@
 #include "kfvm_AcrossRanks.hpp"
 
 #include "kfvm_DeckSetup.hpp"
+#include "kfvm_Log.hpp"
 
 #include <kfvm_Error.hpp>
 
@@ -69,6 +70,16 @@ StepReport DistributedDeckProblem::stepExplicit(double dt, const std::string& sc
   double negative = -double(explicit_->stableTimeStep());
   reduceOverRanks(&negative, 1, true);
   return stepExplicitly(*explicit_, fields_[0], dt, scheme, Real(-negative));
+}
+
+std::pair<int, int> startRunAcrossRanks(const RunOptions& options) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  log::setLevel(options.quiet || rank != 0 ? log::Level::Quiet
+                : options.verbose          ? log::Level::Verbose
+                                           : log::Level::Normal);
+  return {rank, size};
 }
 
 void reduceOverRanks(double* values, int count, bool max) {

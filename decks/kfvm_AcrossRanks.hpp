@@ -6,17 +6,23 @@
 // reductions over them.
 
 #include "kfvm_DeckProblem.hpp"
+#include "kfvm_DeckRun.hpp"
 
 #include <kfvm_DistributedSystem.hpp>
 
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace kfvm::app {
 
 /// The number of MPI ranks of this run: 1 when MPI is not initialized (one process,
 /// the Python module), else the size of MPI_COMM_WORLD.
 int mpiWorldSize();
+
+/// This process' rank and the number of ranks of MPI_COMM_WORLD, with the run's log
+/// level set: rank 0 alone prints (only warnings with -q, debug lines with -v).
+std::pair<int, int> startRunAcrossRanks(const RunOptions& options);
 
 /// Sums (or maxima, max = true) over the ranks of MPI_COMM_WORLD, in place.
 void reduceOverRanks(double* values, int count, bool max);

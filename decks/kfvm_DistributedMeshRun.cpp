@@ -61,12 +61,8 @@ std::vector<Ordinal> probeCellsOf(const Deck& deck, DistributedSystem<Space>& sy
 int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
   Deck deck = read;
   loadDeckMesh(deck);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  log::setLevel(options.quiet || rank != 0 ? log::Level::Quiet
-                : options.verbose          ? log::Level::Verbose
-                                           : log::Level::Normal);
+  const std::pair<int, int> started = startRunAcrossRanks(options);
+  const int rank = started.first, size = started.second;
   checkMeshAcrossRanks(deck);
   log::info("kfvm run %s: %dD Gmsh mesh '%s', %lld cells, backend %s, %d MPI ranks (%s)",
             deck.path.c_str(), deck.dimension, deck.meshFile.c_str(), deck.numCells(),

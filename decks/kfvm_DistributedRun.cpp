@@ -196,12 +196,8 @@ void checkGridAcrossRanks(const Deck& deck) {
 }
 
 int runGridDeckAcrossRanks(const Deck& deck, const RunOptions& options) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  log::setLevel(options.quiet || rank != 0 ? log::Level::Quiet
-                : options.verbose          ? log::Level::Verbose
-                                           : log::Level::Normal);
+  const std::pair<int, int> started = startRunAcrossRanks(options);
+  const int rank = started.first, size = started.second;
   const Decomposition decomposition = decompositionOf(deck, size);
   const CartesianGrid grid = gridOf(deck);
   log::info(

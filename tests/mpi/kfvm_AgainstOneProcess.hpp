@@ -64,7 +64,8 @@ struct EquationCase {
   bool relative = false;
 };
 
-/// The case on whole by this process alone and across the ranks (make()).
+/// The case on whole by this process alone and across the ranks (make()); the answer
+/// gathered on rank 0 too.
 inline void checkAgainstOneProcess(const Mesh<TestExecSpace>& whole,
                                    const MakeDistributed& make, const EquationCase& c) {
   using Space = TestExecSpace;
@@ -123,6 +124,13 @@ inline void checkAgainstOneProcess(const Mesh<TestExecSpace>& whole,
   }
   EXPECT_LT(worst[0], c.relative ? c.tolerance * worst[1] : c.tolerance)
       << c.name << ", rank " << worldRank() << " of " << worldSize();
+  // The owned values gathered on rank 0, in the global order, are the same answer.
+  const auto gathered = system->gather(phi);
+  if (worldRank() == 0) {
+    ASSERT_EQ(gathered.size(), expected.size()) << c.name;
+    const auto [difference, largest] = compareGathered(gathered, expected);
+    EXPECT_LT(difference, c.relative ? c.tolerance * largest : c.tolerance) << c.name;
+  }
   system->maxOverRanks()(worst, 2);
   if (worldRank() == 0)
     std::printf("  %s on %d ranks: max difference from one process %.2e\n",

@@ -99,7 +99,7 @@ TEST(DistributedMesh, PartsKeepThePatchesAndTheHaloFillsTheGhosts) {
         values[std::size_t(c)] = double(ids[std::size_t(c)]);
       CellField<Space> field(mesh, "ids");
       field.fromHost(values);
-      system.meshParts().halo().exchange(field.values());
+      system.exchangeGhosts(field);
       const auto exchanged = field.toHost();
       for (std::size_t c = 0; c < ids.size(); ++c)
         ASSERT_EQ(exchanged[c], Real(ids[c]))

@@ -82,6 +82,17 @@ std::pair<int, int> startRunAcrossRanks(const RunOptions& options) {
   return {rank, size};
 }
 
+CheckpointState readWholeCheckpoint(const std::string& path,
+                                    const std::vector<long long>& globalIds,
+                                    std::vector<CellField<DeckSpace>>& fields) {
+  CheckpointState state = readCheckpoint(path, &globalIds);
+  require(state.values.size() == fields.size(), "checkpoint '", path, "' holds ",
+          state.values.size(), " variables, the deck ", fields.size());
+  for (std::size_t v = 0; v < fields.size(); ++v) fields[v].fromHost(state.values[v]);
+  state.values.clear();
+  return state;
+}
+
 void reduceOverRanks(double* values, int count, bool max) {
   const int status = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE,
                                    max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);

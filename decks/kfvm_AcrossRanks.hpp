@@ -8,11 +8,13 @@
 #include "kfvm_DeckProblem.hpp"
 #include "kfvm_DeckRun.hpp"
 
+#include <kfvm_Checkpoint.hpp>
 #include <kfvm_DistributedSystem.hpp>
 
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kfvm::app {
 
@@ -23,6 +25,13 @@ int mpiWorldSize();
 /// This process' rank and the number of ranks of MPI_COMM_WORLD, with the run's log
 /// level set: rank 0 alone prints (only warnings with -q, debug lines with -v).
 std::pair<int, int> startRunAcrossRanks(const RunOptions& options);
+
+/// Reads a one-process checkpoint (of the whole mesh) into this rank's fields, every
+/// local cell by its global id; returns its state, the values taken out. Throws
+/// kfvm::Error for a checkpoint of another number of variables.
+CheckpointState readWholeCheckpoint(const std::string& path,
+                                    const std::vector<long long>& globalIds,
+                                    std::vector<CellField<DeckSpace>>& fields);
 
 /// Sums (or maxima, max = true) over the ranks of MPI_COMM_WORLD, in place.
 void reduceOverRanks(double* values, int count, bool max);

@@ -129,12 +129,7 @@ int runMeshDeckAcrossRanks(const Deck& read, const RunOptions& options) {
                             "checkpoint '" + path + "'");
   };
   ranks.readCheckpoint = [&](const std::string& path) {
-    CheckpointState state = readCheckpoint(path, &globalIds);
-    require(state.values.size() == fields.size(), "checkpoint '", path, "' holds ",
-            state.values.size(), " variables, the deck ", fields.size());
-    for (std::size_t v = 0; v < fields.size(); ++v) fields[v].fromHost(state.values[v]);
-    state.values.clear();
-    return state;
+    return readWholeCheckpoint(path, globalIds, fields);
   };
   return runProblem(deck, options, RunParts{problem, mesh, centres, &ranks});
 }

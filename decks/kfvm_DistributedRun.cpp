@@ -277,14 +277,8 @@ int runOnRanks(const Deck& deck, const RunOptions& options,
   };
 #endif
   ranks.readCheckpoint = [&](const std::string& path) {
-    if (!writtenAcrossRanks(path)) {  // one process's: every rank reads its cells
-      CheckpointState state = readCheckpoint(path, &globalIds);
-      require(state.values.size() == fields.size(), "checkpoint '", path, "' holds ",
-              state.values.size(), " variables, the deck ", fields.size());
-      for (std::size_t v = 0; v < fields.size(); ++v) fields[v].fromHost(state.values[v]);
-      state.values.clear();
-      return state;
-    }
+    if (!writtenAcrossRanks(path))  // one process's: every rank reads its cells
+      return readWholeCheckpoint(path, globalIds, fields);
 #ifdef KFVM_HAVE_PARALLEL_HDF5
     return stateOf(readDistributedCheckpoint<Space>(path, halo, writable), path);
 #else

@@ -52,6 +52,10 @@ DistributedSystem<ExecSpace>::DistributedSystem(
   ownedRhs_ =
       Vector<ExecSpace>("kfvm::DistributedSystem::ownedRhs", Ordinal(owned.size()));
   ownedX_ = Vector<ExecSpace>("kfvm::DistributedSystem::ownedX", Ordinal(owned.size()));
+  // Columns of the owned rows: the owned cells in row order, then the ghosts.
+  columnCells_ = owned;
+  for (Ordinal cell = 0; cell < localMesh().numCells(); ++cell)
+    if (!partition_->isOwned(cell)) columnCells_.push_back(cell);
   setSolver("cg", 1e-10, 10000);
 }
 
@@ -108,7 +112,7 @@ void DistributedSystem<ExecSpace>::setEquation(const Equation<ExecSpace>& equati
   components_ = 1;
   stepper_->distributeOver(this);
   if (matrixFree_) setMatrixFree(true);  // the stencil of the new equation
-  buildOwnedRows();
+  ownedRowsBuilt_ = false;  // built by the first ownedRows(): Trilinos' path only
 }
 
 template <class ExecSpace>
@@ -148,9 +152,6 @@ void DistributedSystem<ExecSpace>::buildOwnedRows() {
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.columns());
   const std::vector<Ordinal>& owned = partition_->ownedCells();
   const Ordinal cells = localMesh().numCells();
-  columnCells_ = owned;
-  for (Ordinal cell = 0; cell < cells; ++cell)
-    if (!partition_->isOwned(cell)) columnCells_.push_back(cell);
   std::vector<Ordinal> columnOf(columnCells_.size());
   for (std::size_t c = 0; c < columnCells_.size(); ++c)
     columnOf[std::size_t(columnCells_[c])] = Ordinal(c);
@@ -176,11 +177,13 @@ void DistributedSystem<ExecSpace>::buildOwnedRows() {
                                        "kfvm::DistributedSystem::ownedColumns"));
   entrySources_ =
       copyToDevice<Offset, ExecSpace>(sources, "kfvm::DistributedSystem::entrySources");
+  ownedRowsBuilt_ = true;
 }
 
 template <class ExecSpace>
 const CrsMatrix<ExecSpace>& DistributedSystem<ExecSpace>::ownedRows() {
   require(stepper_ != nullptr, "distributed system: setEquation() first");
+  if (!ownedRowsBuilt_) buildOwnedRows();
   const auto& A = stepper_->assembler().matrix();
   forEachIndex("kfvm::DistributedSystem::ownedRowValues", ExecSpace(),
                Ordinal(entrySources_.extent(0)),

@@ -149,7 +149,8 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   /// A solver that takes ghost columns, on the owned rows.
   SolverReport solveOwnedRows(LinearSolver<ExecSpace>& solver, const Vector<ExecSpace>& b,
                               const Vector<ExecSpace>& x);
-  /// The owned rows' structure of the last equation's matrix.
+  /// The owned rows' structure of the last equation's matrix (host work, made once per
+  /// equation and only for a solver that takes ghost columns).
   void buildOwnedRows();
 
   std::unique_ptr<Partition<ExecSpace>> partition_;
@@ -167,6 +168,7 @@ class DistributedSystem final : private SolveDistribution<ExecSpace> {
   DeviceView<Ordinal*, ExecSpace> ownedCells_;
   std::vector<Ordinal> columnCells_;
   CrsMatrix<ExecSpace> ownedRows_;
+  bool ownedRowsBuilt_ = false;
   DeviceView<Offset*, ExecSpace> entrySources_;
   Vector<ExecSpace> ownedRhs_, ownedX_;
 };
